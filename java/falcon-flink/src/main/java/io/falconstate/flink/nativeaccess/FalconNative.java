@@ -1,0 +1,28 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink.nativeaccess;
+
+/**
+ * Native entry points of {@code libfalcon_jni.so} that identify the library. They are bound by
+ * {@code RegisterNatives} in the library's {@code JNI_OnLoad}; call them only after {@link
+ * NativeLibrary#load()} reported success.
+ */
+public final class FalconNative {
+
+    private FalconNative() {}
+
+    /** The native version, e.g. {@code "0.1.0 (gcc 12.2.0, x86_64)"}. */
+    public static String version() {
+        return nativeVersion();
+    }
+
+    /** The bare version number the library was built from, e.g. {@code "0.1.0"}. */
+    public static String versionNumber() {
+        return nativeVersionNumber();
+    }
+
+    private static native String nativeVersion();
+
+    private static native String nativeVersionNumber();
+}

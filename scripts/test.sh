@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The one test command (README quick start; .ci/run calls exactly this):
+# installs what is missing, builds the native code three ways (dev, ASan+UBSan,
+# TSan), runs the native tests of each under ctest, then builds the jar and
+# runs the Java tests with Maven against the dev build's libfalcon_jni.so.
+# It ends with ctest's and Surefire's summaries.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+start=$SECONDS
+
+"$FALCON_ROOT/scripts/setup.sh"
+detect_java_home
+
+for preset in asan tsan dev; do
+  log "native build: $preset"
+  build_preset "$preset"
+done
+
+for preset in asan tsan; do
+  log "native tests under $preset (sanitizers run outside the JVM)"
+  ctest --preset "$preset" -j "$JOBS"
+done
+
+log "native tests: dev"
+ctest --preset dev -j "$JOBS"
+
+log "Java build and tests (Flink $(grep -m1 -o '<flink.version>[^<]*' "$FALCON_ROOT/java/pom.xml" | cut -d'>' -f2))"
+echo "native stages took $((SECONDS - start)) s"
+mvn_cmd verify -Dfalcon.native.library="$(native_library)"
