@@ -14,6 +14,10 @@ if(FALCON_SANITIZE)
   target_link_options(falcon_options INTERFACE ${_falcon_san_flags})
 endif()
 
+if(FALCON_PORTABLE AND CMAKE_BUILD_TYPE STREQUAL "Release")
+  # The shipped .so carries no debug info (dynamic symbols are unaffected).
+  target_link_options(falcon_options INTERFACE -s)
+endif()
 if(FALCON_PORTABLE AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # zig's clang links its own libc++ statically already; GCC needs to be told.
   target_link_options(falcon_options INTERFACE -static-libstdc++ -static-libgcc)

@@ -7,6 +7,11 @@
 # FALCON_ZIG (environment or cache) is the command that runs zig; default:
 # the project's virtual environment, `.venv/bin/python -m ziglang`.
 
+# try_compile() projects re-read this file without the cache: forward ours.
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES FALCON_ZIG_TARGET FALCON_ZIG)
+if(NOT FALCON_ZIG_TARGET AND DEFINED ENV{FALCON_ZIG_TARGET})
+  set(FALCON_ZIG_TARGET "$ENV{FALCON_ZIG_TARGET}")
+endif()
 if(NOT FALCON_ZIG_TARGET)
   message(FATAL_ERROR "set FALCON_ZIG_TARGET, e.g. x86_64-linux-gnu.2.17")
 endif()
@@ -50,9 +55,12 @@ set(CMAKE_RANLIB "${_falcon_wrapper_dir}/zig-ranlib" CACHE FILEPATH "" FORCE)
 
 # Run cross-built tests under qemu-user when it is installed.
 if(_falcon_qemu_arch AND NOT CMAKE_HOST_SYSTEM_PROCESSOR STREQUAL "aarch64")
+  # qemu-user finds the target's dynamic loader and glibc under -L: Debian's
+  # libc6-arm64-cross installs them in /usr/aarch64-linux-gnu.
   find_program(FALCON_QEMU qemu-${_falcon_qemu_arch})
-  if(FALCON_QEMU)
-    set(CMAKE_CROSSCOMPILING_EMULATOR "${FALCON_QEMU}")
+  set(FALCON_QEMU_SYSROOT "/usr/${_falcon_qemu_arch}-linux-gnu" CACHE PATH "glibc of the target for qemu-user")
+  if(FALCON_QEMU AND EXISTS "${FALCON_QEMU_SYSROOT}/lib")
+    set(CMAKE_CROSSCOMPILING_EMULATOR "${FALCON_QEMU};-L;${FALCON_QEMU_SYSROOT}")
   endif()
 endif()
 

