@@ -1,0 +1,342 @@
+package io.falconstate.nexmark;
+
+import io.falconstate.nexmark.sink.ChangelogLines;
+import io.falconstate.nexmark.sink.ChangelogMaterializer;
+import io.falconstate.nexmark.sink.MaterializedTable;
+import io.falconstate.nexmark.sink.SequenceStamper;
+import io.falconstate.nexmark.table.NexmarkSchema;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.serialization.SimpleStringEncoder;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.file.sink.FileSink;
+import org.apache.flink.runtime.executiongraph.ArchivedExecutionGraph;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobmaster.JobResult;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
+import org.apache.flink.streaming.api.functions.sink.filesystem.OutputFileConfig;
+import org.apache.flink.streaming.api.functions.sink.filesystem.bucketassigners.BasePathBucketAssigner;
+import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one Nexmark query on an in-process MiniCluster configured only through a Flink
+ * {@link Configuration} (so {@code state.backend} can name any StateBackendFactory), sends its
+ * changelog to an exactly-once file sink and materializes the committed result (docs/nexmark.md).
+ *
+ * <p>Java API: {@link #run(NexmarkRunOptions)}. Command line: {@link #main(String[])}, e.g.
+ * {@code java -cp ... io.falconstate.nexmark.NexmarkRunner --query q4 --events 1000000
+ * --state-backend rocksdb}.
+ */
+public final class NexmarkRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(NexmarkRunner.class);
+
+  /** The table the SQL views read from. */
+  public static final String SOURCE_TABLE = "datagen";
+
+  private NexmarkRunner() {}
+
+  /** The Flink configuration a run uses (cluster, job and table settings in one). */
+  public static Configuration configuration(NexmarkRunOptions o) {
+    Path out = o.outputDir();
+    Configuration conf = new Configuration();
+    conf.setString("state.backend", o.stateBackend());
+    conf.setString("state.checkpoints.dir", out.resolve("checkpoints").toUri().toString());
+    conf.setString("io.tmp.dirs", out.resolve("tmp").toAbsolutePath().toString());
+    conf.setString("parallelism.default", Integer.toString(o.parallelism()));
+    conf.setString("taskmanager.numberOfTaskSlots", Integer.toString(o.parallelism()));
+    if (o.checkpointIntervalMillis() > 0) {
+      conf.setString("execution.checkpointing.interval", o.checkpointIntervalMillis() + " ms");
+      conf.setString("execution.checkpointing.mode", "EXACTLY_ONCE");
+    }
+    // The file sink commits its last files in the checkpoint taken after the tasks finished.
+    conf.setString("execution.checkpointing.checkpoints-after-tasks-finish.enabled",
+        Boolean.toString(o.sink() == NexmarkRunOptions.Sink.FILE));
+    if (o.restartAttempts() > 0) {
+      conf.setString("restart-strategy", "fixed-delay");
+      conf.setString("restart-strategy.fixed-delay.attempts",
+          Integer.toString(o.restartAttempts()));
+      conf.setString("restart-strategy.fixed-delay.delay", "100 ms");
+    } else {
+      conf.setString("restart-strategy", "none");
+    }
+    conf.setString("table.exec.mini-batch.enabled", Boolean.toString(o.miniBatch()));
+    if (o.miniBatch()) {
+      conf.setString("table.exec.mini-batch.allow-latency",
+          o.miniBatchLatency().toMillis() + " ms");
+      conf.setString("table.exec.mini-batch.size", Long.toString(o.miniBatchSize()));
+    }
+    for (Map.Entry<String, String> e : o.configuration().entrySet()) {
+      conf.setString(e.getKey(), e.getValue());
+    }
+    return conf;
+  }
+
+  /** The 'nexmark' connector options a run uses. */
+  public static Map<String, String> sourceOptions(NexmarkRunOptions o) {
+    Map<String, String> s = new LinkedHashMap<>();
+    s.put("events.num", Long.toString(o.events()));
+    s.put("seed", Long.toString(o.seed()));
+    s.put("event-time.rate", Long.toString(o.eventTimeRate()));
+    s.put("rate.limit", Long.toString(o.rateLimit()));
+    s.put("out-of-order.group-size", Integer.toString(o.outOfOrderGroupSize()));
+    s.putAll(o.sourceOptions());
+    return s;
+  }
+
+  /** Runs the query to completion and returns the measurements and the materialized result. */
+  public static NexmarkRunResult run(NexmarkRunOptions o) throws Exception {
+    prepare(o);
+    Path resultDir = o.outputDir().resolve("result");
+    Configuration conf = configuration(o);
+    List<String> statements = NexmarkQueries.statements(NexmarkQueries.text(o.query()));
+    LOG.info("Nexmark run: {}", o);
+    try (MiniCluster cluster = startCluster(conf, o.parallelism())) {
+      return runOn(cluster, o, conf, statements, resultDir);
+    }
+  }
+
+  private static void prepare(NexmarkRunOptions o) throws Exception {
+    if (o.query() == null) {
+      throw new IllegalArgumentException("no query given");
+    }
+    if (o.outputDir() == null) {
+      o.outputDir(Files.createTempDirectory("nexmark-" + o.query()));
+    }
+    boolean file = o.sink() == NexmarkRunOptions.Sink.FILE;
+    if (file && o.checkpointIntervalMillis() <= 0) {
+      throw new IllegalArgumentException(
+          "the exactly-once file sink commits on checkpoints: set a checkpoint interval");
+    }
+    Path resultDir = o.outputDir().resolve("result");
+    if (file && !ChangelogMaterializer.committedFiles(resultDir).isEmpty()) {
+      throw new IllegalArgumentException(resultDir + " already holds results");
+    }
+    Files.createDirectories(o.outputDir().resolve("tmp"));
+  }
+
+  /**
+   * Runs on an already started MiniCluster with at least {@code o.parallelism()} free slots, e.g.
+   * one shared by many runs (tests, benchmark sweeps). Everything job-level (state backend,
+   * checkpointing, restarts, table options) still comes from {@link #configuration(NexmarkRunOptions)}; cluster
+   * settings come from the cluster's own configuration.
+   */
+  public static NexmarkRunResult run(NexmarkRunOptions o, MiniCluster cluster) throws Exception {
+    prepare(o);
+    Path resultDir = o.outputDir().resolve("result");
+    List<String> statements = NexmarkQueries.statements(NexmarkQueries.text(o.query()));
+    LOG.info("Nexmark run on a shared cluster: {}", o);
+    return runOn(cluster, o, configuration(o), statements, resultDir);
+  }
+
+  /** Starts a one-TaskManager MiniCluster with {@code slots} slots on {@code conf}. */
+  public static MiniCluster startCluster(Configuration conf, int slots) throws Exception {
+    MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+        .setConfiguration(conf)
+        .setNumTaskManagers(1)
+        .setNumSlotsPerTaskManager(slots)
+        .build());
+    try {
+      cluster.start();
+    } catch (Exception e) {
+      cluster.close();
+      throw e;
+    }
+    return cluster;
+  }
+
+  private static NexmarkRunResult runOn(MiniCluster cluster, NexmarkRunOptions o,
+      Configuration conf, List<String> statements, Path resultDir) throws Exception {
+    boolean file = o.sink() == NexmarkRunOptions.Sink.FILE;
+    StreamExecutionEnvironment env = new StreamExecutionEnvironment(conf);
+    StreamTableEnvironment tEnv = StreamTableEnvironment.create(env,
+        EnvironmentSettings.newInstance().inStreamingMode().withConfiguration(conf).build());
+    tEnv.executeSql(NexmarkSchema.createTable(SOURCE_TABLE, sourceOptions(o)));
+    for (String view : NexmarkSchema.createViews(SOURCE_TABLE)) {
+      tEnv.executeSql(view);
+    }
+    for (String ddl : statements.subList(0, statements.size() - 1)) {
+      tEnv.executeSql(ddl);
+    }
+    Table result = tEnv.sqlQuery(statements.get(statements.size() - 1));
+    DataStream<Row> changelog = tEnv.toChangelogStream(result);
+    if (file) {
+      FileSink<String> sink = FileSink
+          .forRowFormat(new org.apache.flink.core.fs.Path(resultDir.toUri()),
+              new SimpleStringEncoder<String>("UTF-8"))
+          .withBucketAssigner(new BasePathBucketAssigner<>())
+          .withRollingPolicy(OnCheckpointRollingPolicy.build())
+          .withOutputFileConfig(
+              OutputFileConfig.builder().withPartPrefix("part").withPartSuffix(".txt").build())
+          .build();
+      changelog
+          .map(new ToLine()).name("changelog-to-line")
+          .keyBy(new RowContent())
+          .map(new SequenceStamper()).name("sequence")
+          .sinkTo(sink).name("exactly-once-file-sink");
+    } else {
+      changelog.addSink(new DiscardingSink<>()).name("blackhole");
+    }
+    StreamGraph streamGraph = env.getStreamGraph();
+    streamGraph.setJobName("nexmark-" + o.query());
+    JobGraph jobGraph = streamGraph.getJobGraph();
+    String backendClass = jobStateBackend(jobGraph);
+
+    long cpu0 = processCpuNanos();
+    long t0 = System.nanoTime();
+    cluster.submitJob(jobGraph).get();
+    JobResult jobResult = cluster.requestJobResult(jobGraph.getJobID()).get();
+    long elapsed = System.nanoTime() - t0;
+    long cpu = cpu0 < 0 ? -1 : processCpuNanos() - cpu0;
+    jobResult.toJobExecutionResult(NexmarkRunner.class.getClassLoader());
+    long checkpoints = completedCheckpoints(cluster, jobGraph);
+
+    MaterializedTable table = file ? ChangelogMaterializer.materialize(resultDir) : null;
+    NexmarkRunResult r = new NexmarkRunResult(o.query(), o.stateBackend(), backendClass,
+        o.events(), elapsed, cpu, checkpoints, table);
+    LOG.info("{}", r.summary());
+    return r;
+  }
+
+  /** Class of the state backend the job graph carries (what {@code state.backend} loaded). */
+  private static String jobStateBackend(JobGraph jobGraph) throws Exception {
+    if (jobGraph.getCheckpointingSettings() == null
+        || jobGraph.getCheckpointingSettings().getDefaultStateBackend() == null) {
+      return "cluster default";
+    }
+    return jobGraph.getCheckpointingSettings().getDefaultStateBackend()
+        .deserializeValue(NexmarkRunner.class.getClassLoader()).getClass().getName();
+  }
+
+  private static long completedCheckpoints(MiniCluster cluster, JobGraph jobGraph) {
+    try {
+      ArchivedExecutionGraph graph = cluster.getArchivedExecutionGraph(jobGraph.getJobID()).get();
+      return graph.getCheckpointStatsSnapshot() == null
+          ? -1
+          : graph.getCheckpointStatsSnapshot().getCounts().getNumberOfCompletedCheckpoints();
+    } catch (Exception e) {
+      LOG.debug("no checkpoint statistics for {}", jobGraph.getJobID(), e);
+      return -1;
+    }
+  }
+
+  /** Process CPU time in nanoseconds, or -1 if this JVM does not report it. */
+  public static long processCpuNanos() {
+    OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    if (os instanceof com.sun.management.OperatingSystemMXBean) {
+      return ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime();
+    }
+    return -1;
+  }
+
+  /** {@code kind TAB fields}. */
+  static final class ToLine implements MapFunction<Row, String> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public String map(Row row) {
+      return ChangelogLines.kind(row.getKind()) + "\t" + ChangelogLines.fields(row);
+    }
+  }
+
+  /** The fields part of a {@code kind TAB fields} line: all changes of one row share it. */
+  static final class RowContent implements KeySelector<String, String> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public String getKey(String line) {
+      return line.substring(line.indexOf('\t') + 1);
+    }
+  }
+
+  /**
+   * Command line: {@code --query q4 [--events N] [--parallelism P] [--state-backend B]
+   * [--checkpoint-interval-ms MS] [--mini-batch true|false] [--output DIR] [--sink file|blackhole]
+   * [--seed S] [--event-time-rate R] [--rate-limit R] [--restart-attempts N]
+   * [--source key=value]... [--conf key=value]... [--print-rows N]}.
+   */
+  public static void main(String[] args) throws Exception {
+    NexmarkRunOptions o = new NexmarkRunOptions();
+    int printRows = 20;
+    for (int i = 0; i < args.length; i++) {
+      String key = args[i];
+      if (i + 1 >= args.length) {
+        throw new IllegalArgumentException("missing value for " + key);
+      }
+      String v = args[++i];
+      switch (key) {
+        case "--query":
+          o.query(v);
+          break;
+        case "--events":
+          o.events(Long.parseLong(v));
+          break;
+        case "--parallelism":
+          o.parallelism(Integer.parseInt(v));
+          break;
+        case "--state-backend":
+          o.stateBackend(v);
+          break;
+        case "--checkpoint-interval-ms":
+          o.checkpointIntervalMillis(Long.parseLong(v));
+          break;
+        case "--mini-batch":
+          o.miniBatch(Boolean.parseBoolean(v));
+          break;
+        case "--output":
+          o.outputDir(Paths.get(v));
+          break;
+        case "--sink":
+          o.sink(NexmarkRunOptions.Sink.valueOf(v.toUpperCase(Locale.ROOT)));
+          break;
+        case "--seed":
+          o.seed(Long.parseLong(v));
+          break;
+        case "--event-time-rate":
+          o.eventTimeRate(Long.parseLong(v));
+          break;
+        case "--rate-limit":
+          o.rateLimit(Long.parseLong(v));
+          break;
+        case "--restart-attempts":
+          o.restartAttempts(Integer.parseInt(v));
+          break;
+        case "--source":
+          o.sourceOption(v.substring(0, v.indexOf('=')), v.substring(v.indexOf('=') + 1));
+          break;
+        case "--conf":
+          o.configuration(v.substring(0, v.indexOf('=')), v.substring(v.indexOf('=') + 1));
+          break;
+        case "--print-rows":
+          printRows = Integer.parseInt(v);
+          break;
+        default:
+          throw new IllegalArgumentException("unknown option " + key);
+      }
+    }
+    NexmarkRunResult r = run(o);
+    System.out.println(r.summary());
+    if (r.table() != null) {
+      System.out.print(r.table().format(printRows));
+    }
+  }
+}

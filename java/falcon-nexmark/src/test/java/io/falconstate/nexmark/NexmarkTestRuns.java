@@ -1,0 +1,123 @@
+package io.falconstate.nexmark;
+
+import io.falconstate.nexmark.generator.NexmarkConfig;
+import io.falconstate.nexmark.generator.NexmarkEvent;
+import io.falconstate.nexmark.generator.NexmarkGenerator;
+import java.nio.file.Path;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/** The small workload the integration tests share, and an independent q4 oracle. */
+final class NexmarkTestRuns {
+  private NexmarkTestRuns() {}
+
+  static final long EVENTS = 20_000;
+  static final long EVENT_TIME_RATE = 1_000;
+  static final int OUT_OF_ORDER_GROUP = 50;
+  static final long SEED = 42;
+
+  /** Backends every query is checked on; Falcon joins once its factory is on the classpath. */
+  static List<String> backends() {
+    List<String> b = new ArrayList<>();
+    b.add("rocksdb");
+    b.add("hashmap");
+    try {
+      Class.forName("io.falconstate.flink.FalconStateBackendFactory");
+      b.add("io.falconstate.flink.FalconStateBackendFactory");
+    } catch (ClassNotFoundException e) {
+      // Not built into this module's test classpath yet.
+    }
+    return b;
+  }
+
+  /** Expected job state backend class for a {@code state.backend} value. */
+  static String backendClass(String backend) {
+    switch (backend) {
+      case "rocksdb":
+        return "org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend";
+      case "hashmap":
+        return "org.apache.flink.runtime.state.hashmap.HashMapStateBackend";
+      default:
+        return null;
+    }
+  }
+
+  /** One MiniCluster for a test class: starting one per run costs seconds. */
+  static MiniCluster startCluster(Path dir) throws Exception {
+    Configuration conf = new Configuration();
+    conf.setString("io.tmp.dirs", dir.toAbsolutePath().toString());
+    return NexmarkRunner.startCluster(conf, 2);
+  }
+
+  /** Runs on the shared cluster and checks the job really used the requested backend. */
+  static NexmarkRunResult run(MiniCluster cluster, NexmarkRunOptions o) throws Exception {
+    NexmarkRunResult r = NexmarkRunner.run(o, cluster);
+    String expected = backendClass(o.stateBackend());
+    if (expected != null) {
+      org.assertj.core.api.Assertions.assertThat(r.stateBackendClass())
+          .as("state backend of the job").isEqualTo(expected);
+    }
+    return r;
+  }
+
+  static NexmarkRunOptions options(String query, String backend, Path dir) {
+    return new NexmarkRunOptions()
+        .query(query)
+        .events(EVENTS)
+        .parallelism(2)
+        .stateBackend(backend)
+        .checkpointIntervalMillis(200)
+        .seed(SEED)
+        .eventTimeRate(EVENT_TIME_RATE)
+        .outOfOrderGroupSize(OUT_OF_ORDER_GROUP)
+        .outputDir(dir);
+  }
+
+  static NexmarkConfig config() {
+    return new NexmarkConfig().withEventsNum(EVENTS).withSeed(SEED)
+        .withEventTimeRate(EVENT_TIME_RATE).withOutOfOrderGroupSize(OUT_OF_ORDER_GROUP);
+  }
+
+  /**
+   * q4 computed directly from the generator: per auction the highest bid placed between its
+   * start and its expiry, then per category the average of those (BIGINT AVG truncates).
+   */
+  static SortedMap<String, Long> q4Oracle() {
+    NexmarkGenerator g = new NexmarkGenerator(config());
+    Map<Long, long[]> auctions = new HashMap<>(); // id -> {category, dateTime, expires}
+    List<long[]> bids = new ArrayList<>(); // {auction, price, dateTime}
+    for (long n = 0; n < EVENTS; n++) {
+      NexmarkEvent e = g.generate(n);
+      if (e.type == NexmarkEvent.AUCTION) {
+        auctions.put(e.auction.id,
+            new long[] {e.auction.category, e.auction.dateTime, e.auction.expires});
+      } else if (e.type == NexmarkEvent.BID) {
+        bids.add(new long[] {e.bid.auction, e.bid.price, e.bid.dateTime});
+      }
+    }
+    Map<Long, Long> maxPerAuction = new HashMap<>();
+    for (long[] b : bids) {
+      long[] a = auctions.get(b[0]);
+      if (a != null && b[2] >= a[1] && b[2] <= a[2]) {
+        maxPerAuction.merge(b[0], b[1], Math::max);
+      }
+    }
+    Map<Long, long[]> perCategory = new TreeMap<>(); // category -> {sum, count}
+    for (Map.Entry<Long, Long> m : maxPerAuction.entrySet()) {
+      long[] acc = perCategory.computeIfAbsent(auctions.get(m.getKey())[0], k -> new long[2]);
+      acc[0] += m.getValue();
+      acc[1]++;
+    }
+    SortedMap<String, Long> rows = new TreeMap<>();
+    for (Map.Entry<Long, long[]> c : perCategory.entrySet()) {
+      rows.put(c.getKey() + "\t" + (c.getValue()[0] / c.getValue()[1]), 1L);
+    }
+    return rows;
+  }
+}
