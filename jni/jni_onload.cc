@@ -16,7 +16,12 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* /*reserved*/) {
   }
   if (!falcon::jni::CacheClasses(env)) return JNI_ERR;
   using Register = bool (*)(JNIEnv*);
-  for (Register reg : {&falcon::jni::RegisterFalconNative}) {
+  static const Register kRegistrations[] = {
+      &falcon::jni::RegisterFalconNative,
+      &falcon::jni::RegisterTuningAdvisor,
+      &falcon::jni::RegisterHotStateCache,
+  };
+  for (Register reg : kRegistrations) {
     if (!reg(env)) return JNI_ERR;
   }
   return JNI_VERSION_1_8;

@@ -13,6 +13,8 @@
 namespace falcon::jni {
 
 bool RegisterFalconNative(JNIEnv* env);
+bool RegisterTuningAdvisor(JNIEnv* env);
+bool RegisterHotStateCache(JNIEnv* env);
 
 }  // namespace falcon::jni
 

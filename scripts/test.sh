@@ -20,6 +20,12 @@ for preset in asan tsan; do
   ctest --preset "$preset" -j "$JOBS"
 done
 
+log "fuzz: hot_state_cache_fuzz for 30 s (preset fuzz, clang, ASan+UBSan)"
+build_preset fuzz
+mkdir -p "$FALCON_ROOT/build/fuzz/corpus/hot_state_cache"
+"$FALCON_ROOT/build/fuzz/tests/fuzz/hot_state_cache_fuzz" -max_total_time=30 -max_len=2048 \
+  -print_final_stats=1 "$FALCON_ROOT/build/fuzz/corpus/hot_state_cache"
+
 log "native tests: dev"
 ctest --preset dev -j "$JOBS"
 

@@ -35,6 +35,7 @@ public final class NexmarkRunOptions {
   private long rateLimit;
   private int outOfOrderGroupSize = 8;
   private int restartAttempts;
+  private double warmupFraction;
   private final Map<String, String> sourceOptions = new LinkedHashMap<>();
   private final Map<String, String> configuration = new LinkedHashMap<>();
 
@@ -125,6 +126,19 @@ public final class NexmarkRunOptions {
     return this;
   }
 
+  /**
+   * Share of the events (0 .. 1) that is warm-up: the measured window ({@link
+   * NexmarkRunResult#window()}) starts when the source has emitted this share and ends with the
+   * job. 0 (default) = the window is the whole run from submission.
+   */
+  public NexmarkRunOptions warmupFraction(double v) {
+    if (!(v >= 0 && v < 1)) {
+      throw new IllegalArgumentException("warm-up fraction must be in [0, 1)");
+    }
+    warmupFraction = v;
+    return this;
+  }
+
   /** Any other 'nexmark' connector option (docs/nexmark.md), overriding the ones above. */
   public NexmarkRunOptions sourceOption(String key, String value) {
     sourceOptions.put(key, value);
@@ -204,6 +218,10 @@ public final class NexmarkRunOptions {
     return restartAttempts;
   }
 
+  public double warmupFraction() {
+    return warmupFraction;
+  }
+
   public Map<String, String> sourceOptions() {
     return sourceOptions;
   }
@@ -218,6 +236,7 @@ public final class NexmarkRunOptions {
         + " state.backend=" + stateBackend + " checkpointMs=" + checkpointIntervalMillis
         + " miniBatch=" + miniBatch + " sink=" + sink + " seed=" + seed + " eventTimeRate="
         + eventTimeRate + " rateLimit=" + rateLimit + " restarts=" + restartAttempts
+        + (warmupFraction > 0 ? " warmup=" + warmupFraction : "")
         + (sourceOptions.isEmpty() ? "" : " source=" + sourceOptions)
         + (configuration.isEmpty() ? "" : " conf=" + configuration);
   }

@@ -11,18 +11,21 @@ public final class NexmarkRunResult {
   private final long events;
   private final long elapsedNanos;
   private final long cpuNanos;
-  private final long completedCheckpoints;
+  private final CheckpointSummary checkpoints;
+  private final MeasuredWindow window;
   @Nullable private final MaterializedTable table;
 
   NexmarkRunResult(String query, String stateBackend, String stateBackendClass, long events, long elapsedNanos,
-      long cpuNanos, long completedCheckpoints, @Nullable MaterializedTable table) {
+      long cpuNanos, CheckpointSummary checkpoints, MeasuredWindow window,
+      @Nullable MaterializedTable table) {
     this.query = query;
     this.stateBackend = stateBackend;
     this.stateBackendClass = stateBackendClass;
     this.events = events;
     this.elapsedNanos = elapsedNanos;
     this.cpuNanos = cpuNanos;
-    this.completedCheckpoints = completedCheckpoints;
+    this.checkpoints = checkpoints;
+    this.window = window;
     this.table = table;
   }
 
@@ -58,7 +61,20 @@ public final class NexmarkRunResult {
 
   /** Completed checkpoints of the job, or -1 if unknown. */
   public long completedCheckpoints() {
-    return completedCheckpoints;
+    return checkpoints.completed();
+  }
+
+  /** Checkpoint durations and sizes of the job. */
+  public CheckpointSummary checkpoints() {
+    return checkpoints;
+  }
+
+  /**
+   * The measured window after the warm-up ({@link NexmarkRunOptions#warmupFraction}); the whole
+   * run when the warm-up fraction is 0.
+   */
+  public MeasuredWindow window() {
+    return window;
   }
 
   /** The materialized result; null for the blackhole sink. */
@@ -80,9 +96,11 @@ public final class NexmarkRunResult {
   public String summary() {
     return String.format(java.util.Locale.ROOT,
         "nexmark query=%s state.backend=%s backend_class=%s events=%d elapsed_ms=%d cpu_ms=%d events_per_s=%.0f"
-            + " events_per_cpu_s=%.0f checkpoints=%d result_rows=%s changelog_records=%s",
+            + " events_per_cpu_s=%.0f window_events=%d window_events_per_cpu_s=%.0f checkpoints=%d"
+            + " state_size=%d result_rows=%s changelog_records=%s",
         query, stateBackend, stateBackendClass, events, elapsedNanos / 1_000_000, cpuNanos / 1_000_000,
-        eventsPerSecond(), eventsPerCpuSecond(), completedCheckpoints,
+        eventsPerSecond(), eventsPerCpuSecond(), window.events(), window.eventsPerCpuSecond(),
+        checkpoints.completed(), checkpoints.lastStateSize(),
         table == null ? "-" : Long.toString(table.size()),
         table == null ? "-" : Long.toString(table.changelogRecords()));
   }

@@ -4,6 +4,7 @@ import io.falconstate.nexmark.sink.ChangelogLines;
 import io.falconstate.nexmark.sink.ChangelogMaterializer;
 import io.falconstate.nexmark.sink.MaterializedTable;
 import io.falconstate.nexmark.sink.SequenceStamper;
+import io.falconstate.nexmark.source.SourceProgress;
 import io.falconstate.nexmark.table.NexmarkSchema;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
@@ -201,18 +202,34 @@ public final class NexmarkRunner {
     JobGraph jobGraph = streamGraph.getJobGraph();
     String backendClass = jobStateBackend(jobGraph);
 
+    long emitted0 = SourceProgress.emitted();
     long cpu0 = processCpuNanos();
     long t0 = System.nanoTime();
-    cluster.submitJob(jobGraph).get();
-    JobResult jobResult = cluster.requestJobResult(jobGraph.getJobID()).get();
-    long elapsed = System.nanoTime() - t0;
-    long cpu = cpu0 < 0 ? -1 : processCpuNanos() - cpu0;
+    WarmupSampler sampler = new WarmupSampler(emitted0,
+        emitted0 + (long) Math.ceil(o.warmupFraction() * o.events()), t0, cpu0);
+    if (o.warmupFraction() > 0) {
+      sampler.start();
+    }
+    JobResult jobResult;
+    try {
+      cluster.submitJob(jobGraph).get();
+      jobResult = cluster.requestJobResult(jobGraph.getJobID()).get();
+    } finally {
+      sampler.interrupt();
+    }
+    long t1 = System.nanoTime();
+    long cpu1 = processCpuNanos();
+    long emitted1 = SourceProgress.emitted();
+    sampler.join();
+    long elapsed = t1 - t0;
+    long cpu = cpu0 < 0 ? -1 : cpu1 - cpu0;
     jobResult.toJobExecutionResult(NexmarkRunner.class.getClassLoader());
-    long checkpoints = completedCheckpoints(cluster, jobGraph);
+    MeasuredWindow window = sampler.window(t1, cpu1, emitted1);
+    CheckpointSummary checkpoints = checkpointSummary(cluster, jobGraph);
 
     MaterializedTable table = file ? ChangelogMaterializer.materialize(resultDir) : null;
     NexmarkRunResult r = new NexmarkRunResult(o.query(), o.stateBackend(), backendClass,
-        o.events(), elapsed, cpu, checkpoints, table);
+        o.events(), elapsed, cpu, checkpoints, window, table);
     LOG.info("{}", r.summary());
     return r;
   }
@@ -227,15 +244,65 @@ public final class NexmarkRunner {
         .deserializeValue(NexmarkRunner.class.getClassLoader()).getClass().getName();
   }
 
-  private static long completedCheckpoints(MiniCluster cluster, JobGraph jobGraph) {
+  private static CheckpointSummary checkpointSummary(MiniCluster cluster, JobGraph jobGraph) {
     try {
       ArchivedExecutionGraph graph = cluster.getArchivedExecutionGraph(jobGraph.getJobID()).get();
-      return graph.getCheckpointStatsSnapshot() == null
-          ? -1
-          : graph.getCheckpointStatsSnapshot().getCounts().getNumberOfCompletedCheckpoints();
+      return CheckpointSummary.of(graph.getCheckpointStatsSnapshot());
     } catch (Exception e) {
       LOG.debug("no checkpoint statistics for {}", jobGraph.getJobID(), e);
-      return -1;
+      return CheckpointSummary.NONE;
+    }
+  }
+
+  /**
+   * Opens the measured window when the source has emitted the warm-up events: polls the
+   * in-process source counter every 2 ms (the job's own threads are not touched).
+   */
+  private static final class WarmupSampler extends Thread {
+    private final long emitted0;
+    private final long threshold;
+    private final long t0;
+    private final long cpu0;
+    private volatile boolean observed;
+    private volatile long startNanos;
+    private volatile long startCpu;
+    private volatile long startEmitted;
+
+    WarmupSampler(long emitted0, long threshold, long t0, long cpu0) {
+      super("nexmark-warmup-sampler");
+      setDaemon(true);
+      this.emitted0 = emitted0;
+      this.threshold = threshold;
+      this.t0 = t0;
+      this.cpu0 = cpu0;
+    }
+
+    @Override
+    public void run() {
+      try {
+        while (!isInterrupted()) {
+          long e = SourceProgress.emitted();
+          if (e >= threshold) {
+            startCpu = processCpuNanos();
+            startNanos = System.nanoTime();
+            startEmitted = e;
+            observed = true;
+            return;
+          }
+          Thread.sleep(2);
+        }
+      } catch (InterruptedException e) {
+        // job ended before the threshold
+      }
+    }
+
+    MeasuredWindow window(long t1, long cpu1, long emitted1) {
+      if (!observed) {
+        return new MeasuredWindow(emitted1 - emitted0, 0, t1 - t0, cpu0 < 0 ? -1 : cpu1 - cpu0,
+            threshold <= emitted0);
+      }
+      return new MeasuredWindow(emitted1 - startEmitted, startEmitted - emitted0,
+          t1 - startNanos, cpu0 < 0 ? -1 : cpu1 - startCpu, true);
     }
   }
 
@@ -272,11 +339,31 @@ public final class NexmarkRunner {
    * Command line: {@code --query q4 [--events N] [--parallelism P] [--state-backend B]
    * [--checkpoint-interval-ms MS] [--mini-batch true|false] [--output DIR] [--sink file|blackhole]
    * [--seed S] [--event-time-rate R] [--rate-limit R] [--restart-attempts N]
-   * [--source key=value]... [--conf key=value]... [--print-rows N]}.
+   * [--source key=value]... [--conf key=value]... [--warmup FRACTION] [--print-rows N]}.
    */
   public static void main(String[] args) throws Exception {
     NexmarkRunOptions o = new NexmarkRunOptions();
     int printRows = 20;
+    java.util.List<String> rest = new java.util.ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--print-rows") && i + 1 < args.length) {
+        printRows = Integer.parseInt(args[++i]);
+      } else {
+        rest.add(args[i]);
+      }
+    }
+    parseArgs(rest.toArray(new String[0]), o);
+    NexmarkRunResult r = run(o);
+    System.out.println(r.summary());
+    if (r.table() != null) {
+      System.out.print(r.table().format(printRows));
+    }
+  }
+
+  /**
+   * Applies the command-line options of {@link #main} (all but {@code --print-rows}) to {@code o}.
+   */
+  public static NexmarkRunOptions parseArgs(String[] args, NexmarkRunOptions o) {
     for (int i = 0; i < args.length; i++) {
       String key = args[i];
       if (i + 1 >= args.length) {
@@ -326,17 +413,13 @@ public final class NexmarkRunner {
         case "--conf":
           o.configuration(v.substring(0, v.indexOf('=')), v.substring(v.indexOf('=') + 1));
           break;
-        case "--print-rows":
-          printRows = Integer.parseInt(v);
+        case "--warmup":
+          o.warmupFraction(Double.parseDouble(v));
           break;
         default:
           throw new IllegalArgumentException("unknown option " + key);
       }
     }
-    NexmarkRunResult r = run(o);
-    System.out.println(r.summary());
-    if (r.table() != null) {
-      System.out.print(r.table().format(printRows));
-    }
+    return o;
   }
 }

@@ -37,6 +37,8 @@ final class NexmarkSourceReader<T> implements SourceReader<T, NexmarkSplit> {
   private ScheduledExecutorService timer;
 
   private long emittedThisAttempt;
+  /** Emitted events not yet added to {@link SourceProgress}. */
+  private int unreported;
   private long completedCheckpoints;
   private long rateStartNanos = -1;
   private long rateEmitted;
@@ -62,6 +64,7 @@ final class NexmarkSourceReader<T> implements SourceReader<T, NexmarkSplit> {
     NexmarkSplit split = nextSplit();
     if (split == null) {
       if (noMoreSplits) {
+        reportProgress();
         return InputStatus.END_OF_INPUT;
       }
       resetAvailability();
@@ -75,6 +78,9 @@ final class NexmarkSourceReader<T> implements SourceReader<T, NexmarkSplit> {
     split.advance();
     emittedThisAttempt++;
     rateEmitted++;
+    if (++unreported == SourceProgress.BATCH) {
+      reportProgress();
+    }
     if (split.isFinished(eventsNum)) {
       splits.remove(split);
     }
@@ -133,6 +139,13 @@ final class NexmarkSourceReader<T> implements SourceReader<T, NexmarkSplit> {
     }
   }
 
+  private void reportProgress() {
+    if (unreported > 0) {
+      SourceProgress.add(unreported);
+      unreported = 0;
+    }
+  }
+
   private void resetAvailability() {
     if (available.isDone()) {
       available = new CompletableFuture<>();
@@ -174,6 +187,7 @@ final class NexmarkSourceReader<T> implements SourceReader<T, NexmarkSplit> {
 
   @Override
   public void close() {
+    reportProgress();
     if (timer != null) {
       timer.shutdownNow();
     }

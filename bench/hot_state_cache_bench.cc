@@ -1,0 +1,293 @@
+// Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+//
+// ns/op of the hot-state cache (one thread, C++ only): get-hit, get-miss,
+// put-new, put-existing with 16/32-byte keys and 64/256-byte values, in caches
+// of 10k and 1M entries, keys in random order. A hit copies the value into a
+// reused buffer, as the JNI layer will. put-new runs on a full cache, so it
+// includes one eviction (dirty victims go to a sink that discards them).
+// Also measures the real per-entry overhead (malloc_usable_size based).
+//
+// Prints Google Benchmark's table, then one `RESULT` line per figure (median
+// of the repetitions). Run with --benchmark_repetitions=10 (see
+// docs/benchmarks.md).
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "falcon/hot_state_cache.h"
+
+namespace {
+
+using falcon::CacheOptions;
+using falcon::CachePolicy;
+using falcon::HotStateCache;
+using falcon::Lookup;
+
+class DiscardSink : public falcon::WriteBackSink {
+ public:
+  falcon::Status Write(const falcon::DirtyEntry*, size_t count) override {
+    written += count;
+    return falcon::Status::OK();
+  }
+  uint64_t written = 0;
+};
+
+// Key i: 8 scattered bytes of i, padded to the length (Flink-like fixed size).
+inline void MakeKey(uint64_t i, char* buf, size_t len) {
+  uint64_t x = i * 0x9e3779b97f4a7c15ull;
+  std::memset(buf, 'k', len);
+  std::memcpy(buf, &x, 8);
+}
+
+std::vector<uint32_t> RandomOrder(uint64_t n, uint64_t count) {
+  std::vector<uint32_t> v(count);
+  uint64_t s = 12345;
+  for (auto& x : v) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    x = static_cast<uint32_t>(s % n);
+  }
+  return v;
+}
+
+struct Fixture {
+  DiscardSink sink;
+  std::unique_ptr<HotStateCache> cache;
+  uint64_t n;
+  Fixture(CachePolicy policy, uint64_t entries, size_t key_len, size_t value_len) : n(entries) {
+    CacheOptions o;
+    o.policy = policy;
+    o.max_bytes = uint64_t{1} << 40;
+    o.max_entries = entries;
+    cache.reset(new HotStateCache(o, &sink));
+    std::string value(value_len, 'v');
+    char key[64];
+    for (uint64_t i = 0; i < entries; ++i) {
+      MakeKey(i, key, key_len);
+      if (!cache->Fill(0, std::string_view(key, key_len), value).ok()) std::abort();
+    }
+  }
+};
+
+enum Op { kGetHit, kGetMiss, kPutNew, kPutExisting };
+
+void BM_Cache(benchmark::State& state) {
+  const Op op = static_cast<Op>(state.range(0));
+  const uint64_t entries = state.range(1);
+  const size_t key_len = state.range(2);
+  const size_t value_len = state.range(3);
+  const CachePolicy policy = static_cast<CachePolicy>(state.range(4));
+  Fixture f(policy, entries, key_len, value_len);
+  const std::vector<uint32_t> order = RandomOrder(entries, 1 << 16);
+  std::string value(value_len, 'w');
+  char out[512];
+  char key[64];
+  size_t i = 0;
+  uint64_t fresh = entries;
+  uint64_t found = 0;
+  for (auto _ : state) {
+    uint32_t id = order[i++ & 0xFFFF];
+    switch (op) {
+      case kGetHit: {
+        MakeKey(id, key, key_len);
+        falcon::GetResult r = f.cache->Get(0, std::string_view(key, key_len));
+        if (r.kind == Lookup::kHit) {
+          std::memcpy(out, r.data, r.size);
+          ++found;
+        }
+        benchmark::DoNotOptimize(out);
+        break;
+      }
+      case kGetMiss: {
+        MakeKey(id + (uint64_t{1} << 32), key, key_len);
+        falcon::GetResult r = f.cache->Get(0, std::string_view(key, key_len));
+        benchmark::DoNotOptimize(r);
+        break;
+      }
+      case kPutNew: {
+        MakeKey(fresh++, key, key_len);
+        auto r = f.cache->Put(0, std::string_view(key, key_len), value);
+        benchmark::DoNotOptimize(r);
+        break;
+      }
+      case kPutExisting: {
+        MakeKey(id, key, key_len);
+        auto r = f.cache->Put(0, std::string_view(key, key_len), value);
+        benchmark::DoNotOptimize(r);
+        break;
+      }
+    }
+  }
+  state.counters["hit"] = double(found) / double(state.iterations());
+}
+
+// Reference point, same machine and run: std::unordered_map<std::string,
+// std::string> (std::hash), find + copy of the 64-byte value.
+void BM_UnorderedMapHit(benchmark::State& state) {
+  const uint64_t entries = state.range(0);
+  const size_t key_len = 16;
+  std::unordered_map<std::string, std::string> map;
+  map.reserve(entries);
+  char key[64];
+  for (uint64_t i = 0; i < entries; ++i) {
+    MakeKey(i, key, key_len);
+    map.emplace(std::string(key, key_len), std::string(64, 'v'));
+  }
+  const std::vector<uint32_t> order = RandomOrder(entries, 1 << 16);
+  char out[512];
+  size_t i = 0;
+  std::string probe(key_len, 'k');
+  for (auto _ : state) {
+    MakeKey(order[i++ & 0xFFFF], &probe[0], key_len);
+    auto it = map.find(probe);
+    std::memcpy(out, it->second.data(), it->second.size());
+    benchmark::DoNotOptimize(out);
+  }
+}
+
+const char* OpName(int op) {
+  static const char* names[] = {"get_hit", "get_miss", "put_new", "put_existing"};
+  return names[op];
+}
+
+void Register() {
+  benchmark::RegisterBenchmark("baseline_unordered_map_hit", BM_UnorderedMapHit)
+      ->Arg(10000)
+      ->Arg(1000000)
+      ->ArgNames({"entries"})
+      ->MinTime(0.1);
+  for (int policy : {0, 1}) {
+    for (int op = 0; op < 4; ++op) {
+      for (int64_t entries : {10000, 1000000}) {
+        for (int64_t k : {16, 32}) {
+          for (int64_t v : {64, 256}) {
+            if (policy == 1 && !(k == 16 && v == 64)) continue;  // LRU: one size
+            std::string name = std::string(OpName(op)) + "/" +
+                               (policy == 0 ? "wtinylfu" : "lru");
+            benchmark::RegisterBenchmark(name.c_str(), BM_Cache)
+                ->Args({op, entries, k, v, policy})
+                ->ArgNames({"op", "entries", "key", "value", "policy"})
+                ->MinTime(0.1);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Captures the medians for the RESULT lines.
+class ResultReporter : public benchmark::ConsoleReporter {
+ public:
+  ResultReporter() : benchmark::ConsoleReporter(OO_Tabular) {}
+  void ReportRuns(const std::vector<Run>& runs) override {
+    benchmark::ConsoleReporter::ReportRuns(runs);
+    for (const Run& r : runs) {
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name != "median") continue;
+      std::string name = r.benchmark_name();
+      std::pair<double, double> ns(r.GetAdjustedRealTime(), r.GetAdjustedCPUTime());
+      if (r.run_type == Run::RT_Aggregate) {
+        medians[name] = ns;
+      } else {
+        singles[name] = ns;
+      }
+    }
+  }
+  std::map<std::string, std::pair<double, double>> medians;  // real, cpu ns
+  std::map<std::string, std::pair<double, double>> singles;
+};
+
+void PrintOverhead() {
+  for (size_t k : {16, 32}) {
+    for (size_t v : {64, 256}) {
+      const uint64_t n = 100000;
+      Fixture f(CachePolicy::kWTinyLfu, n, k, v);
+      uint64_t real = f.cache->AllocatedBytes() - n * (k + v);
+      std::printf("RESULT per_entry_overhead key=%zu value=%zu entries=%llu real_bytes=%.1f "
+                  "charged_bytes=%llu target=48 met=%s\n",
+                  k, v, (unsigned long long)n, double(real) / n,
+                  (unsigned long long)(HotStateCache::ChargeFor(k, v) - k - v),
+                  double(real) / n <= 48 ? "yes" : "no");
+    }
+  }
+  // Worst and mean over key+value sizes 8..263 (allocator rounding varies).
+  double worst = 0, sum = 0;
+  int count = 0;
+  for (size_t kv = 8; kv < 264; ++kv) {
+    const uint64_t n = 2000;
+    Fixture f(CachePolicy::kWTinyLfu, n, 8, kv - 8);
+    double real = double(f.cache->AllocatedBytes() - n * kv) / n;
+    worst = std::max(worst, real);
+    sum += real;
+    ++count;
+  }
+  std::printf("RESULT per_entry_overhead_sweep key_plus_value=8..263 entries=2000 mean_bytes=%.1f "
+              "worst_bytes=%.1f (small caches carry a fixed 24 KiB record chunk)\n",
+              sum / count, worst);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Register();
+  benchmark::Initialize(&argc, argv);
+  ResultReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  auto get = [&](const std::string& base) -> std::pair<double, double> {
+    auto it = reporter.medians.find(base + "_median");
+    if (it != reporter.medians.end()) return it->second;
+    auto s = reporter.singles.find(base);
+    return s != reporter.singles.end() ? s->second : std::make_pair(-1.0, -1.0);
+  };
+  for (int policy : {0, 1}) {
+    for (int op = 0; op < 4; ++op) {
+      for (int64_t entries : {10000, 1000000}) {
+        for (int64_t k : {16, 32}) {
+          for (int64_t v : {64, 256}) {
+            if (policy == 1 && !(k == 16 && v == 64)) continue;
+            std::string base = std::string(OpName(op)) + "/" + (policy == 0 ? "wtinylfu" : "lru") +
+                               "/op:" + std::to_string(op) + "/entries:" + std::to_string(entries) +
+                               "/key:" + std::to_string(k) + "/value:" + std::to_string(v) +
+                               "/policy:" + std::to_string(policy) + "/min_time:0.100";
+            auto times = get(base);
+            double ns = times.second;  // CPU time: the machine is shared
+            if (ns < 0) continue;
+            std::string target;
+            if (op == kGetHit) {
+              double t = entries <= 10000 ? 50 : 150;
+              char buf[64];
+              std::snprintf(buf, sizeof(buf), " target_ns=%.0f met=%s", t,
+                            ns <= t ? "yes" : "no");
+              target = buf;
+            }
+            std::printf(
+                "RESULT %s policy=%s entries=%lld key=%lld value=%lld median_cpu_ns=%.1f "
+                "median_real_ns=%.1f%s\n",
+                OpName(op), policy == 0 ? "wtinylfu" : "lru", (long long)entries, (long long)k,
+                (long long)v, ns, times.first, target.c_str());
+          }
+        }
+      }
+    }
+  }
+  for (int64_t entries : {10000, 1000000}) {
+    auto times = get("baseline_unordered_map_hit/entries:" + std::to_string(entries) +
+                     "/min_time:0.100");
+    if (times.second >= 0) {
+      std::printf("RESULT baseline_unordered_map_hit entries=%lld key=16 value=64 "
+                  "median_cpu_ns=%.1f median_real_ns=%.1f\n",
+                  (long long)entries, times.second, times.first);
+    }
+  }
+  PrintOverhead();
+  benchmark::Shutdown();
+  return 0;
+}

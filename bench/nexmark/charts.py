@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Charts of a Nexmark benchmark run (bench/nexmark/run.sh), from nexmark_summary.csv.
+
+  nexmark_throughput.png   median events/s per core (min-max bars) per query and backend,
+                           one panel per (mini-batch, parallelism)
+  nexmark_cache_sweep.png  Falcon's speedup over stock RocksDB per cache configuration
+                           (the --sweep variants falcon@<label>), one line per query/cell
+
+usage: charts.py DIR   (reads DIR/nexmark_summary.csv, writes the PNGs to DIR)
+"""
+import csv
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def load(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def ordered(values):
+    seen = []
+    for v in values:
+        if v not in seen:
+            seen.append(v)
+    return seen
+
+
+def throughput_chart(rows, out):
+    cells = ordered((r["minibatch"], r["p"]) for r in rows)
+    backends = ordered(r["backend"] for r in rows if "@" not in r["backend"])
+    queries = ordered(r["query"] for r in rows)
+    fig, axes = plt.subplots(1, len(cells), figsize=(max(6, 2.2 * len(queries)) * len(cells), 4.5),
+                             squeeze=False)
+    width = 0.8 / max(1, len(backends))
+    for ax, (mb, p) in zip(axes[0], cells):
+        for i, b in enumerate(backends):
+            xs, ys, lo, hi = [], [], [], []
+            for qi, q in enumerate(queries):
+                match = [r for r in rows if r["query"] == q and r["minibatch"] == mb
+                         and r["p"] == p and r["backend"] == b]
+                if not match:
+                    continue
+                r = match[0]
+                med = num(r["events_per_core_s_median"])
+                xs.append(qi + (i - (len(backends) - 1) / 2) * width)
+                ys.append(med / 1000)
+                lo.append(max(0, med - num(r["events_per_core_s_min"])) / 1000)
+                hi.append(max(0, num(r["events_per_core_s_max"]) - med) / 1000)
+            bars = ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=b)
+            ratios = [num(r["ratio_vs_rocksdb"]) for q in queries for r in rows
+                      if r["query"] == q and r["minibatch"] == mb and r["p"] == p
+                      and r["backend"] == b]
+            if b != "rocksdb":
+                for bar, ratio in zip(bars, ratios):
+                    if ratio == ratio:
+                        ax.annotate(f"{ratio:.2f}x", (bar.get_x() + bar.get_width() / 2,
+                                                      bar.get_height()),
+                                    ha="center", va="bottom", fontsize=7,
+                                    xytext=(0, 2), textcoords="offset points")
+        ax.set_xticks(range(len(queries)))
+        ax.set_xticklabels(queries)
+        ax.set_title(f"mini-batch {mb}, parallelism {p}")
+        ax.set_ylabel("K events/s per core (median, min-max)")
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("Nexmark throughput per core: stock RocksDB vs Falcon vs heap")
+    fig.tight_layout()
+    path = os.path.join(out, "nexmark_throughput.png")
+    fig.savefig(path, dpi=120)
+    print("wrote", path)
+
+
+def sweep_chart(rows, out):
+    sweep = [r for r in rows if r["backend"].startswith("falcon@")]
+    if not sweep:
+        print("no --sweep variants in the summary: skipping nexmark_cache_sweep.png")
+        return
+    labels = ["default"] + ordered(r["backend"][len("falcon@"):] for r in sweep)
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(labels)), 4.5))
+    for q, mb, p in ordered((r["query"], r["minibatch"], r["p"]) for r in sweep):
+        ys = []
+        for label in labels:
+            name = "falcon" if label == "default" else "falcon@" + label
+            match = [r for r in rows if r["query"] == q and r["minibatch"] == mb and r["p"] == p
+                     and r["backend"] == name]
+            ys.append(num(match[0]["ratio_vs_rocksdb"]) if match else float("nan"))
+        ax.plot(range(len(labels)), ys, marker="o", label=f"{q}, mini-batch {mb}, p={p}")
+    ax.axhline(1.0, color="gray", linestyle="--", linewidth=1)
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, rotation=20)
+    ax.set_xlabel("Falcon cache configuration (--sweep label)")
+    ax.set_ylabel("per-core throughput / stock RocksDB")
+    ax.set_title("Falcon speedup vs cache configuration")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = os.path.join(out, "nexmark_cache_sweep.png")
+    fig.savefig(path, dpi=120)
+    print("wrote", path)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    out = sys.argv[1]
+    rows = load(os.path.join(out, "nexmark_summary.csv"))
+    if not rows:
+        sys.exit("empty summary")
+    throughput_chart(rows, out)
+    sweep_chart(rows, out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink.cache;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Owner of one native {@code falcon::HotStateCache} (one per keyed subtask) and the Java face of
+ * its JNI binding.
+ *
+ * <p>Hot path: {@link #get}, {@link #put}, {@link #remove} and {@link #fill} take the key in a
+ * byte array the caller reuses (only the first {@code keyLength} bytes count) and {@link #get}
+ * copies a hit into the caller's reused value array, so nothing is allocated on either side of the
+ * JNI boundary.
+ *
+ * <p>Write-backs: the write calls return a code whose {@link #WRITE_PENDING} bit says that dirty
+ * entries (eviction victims, or everything {@link #flush} emitted) wait in a native buffer; the
+ * caller then calls {@link #drain} until it returns 0 and writes the records into RocksDB before
+ * its next cache call, so RocksDB is never older than what the cache has let go of.
+ *
+ * <p>Not thread-safe: one task thread owns it, including {@link #close()}, which is idempotent
+ * and releases the native memory; any call after close throws {@link IllegalStateException}.
+ */
+public final class NativeHotStateCache implements AutoCloseable {
+
+    /** {@link #get}: not cached; read RocksDB, then {@link #fill}. */
+    public static final int MISS = -1;
+    /** {@link #get}: cached as absent (tombstone or known absent): RocksDB must not be read. */
+    public static final int ABSENT = -2;
+    /** {@link #get}: the state is bypassed; read RocksDB and do not fill. */
+    public static final int BYPASS = -3;
+    /** {@link #get}: a hit of {@code NEED_BUFFER - result} bytes that does not fit the array. */
+    public static final int NEED_BUFFER = -16;
+
+    /** Write calls: the cache did not take it; the caller writes RocksDB itself. */
+    public static final int WRITE_NOT_CACHED = 1;
+    /** Write calls: write-back records wait; call {@link #drain} until it returns 0. */
+    public static final int WRITE_PENDING = 2;
+
+    public static final int POLICY_W_TINY_LFU = 0;
+    public static final int POLICY_LRU = 1;
+
+    // Indexes into the array filled by stats(); keep in sync with jni/hot_state_cache_jni.cc.
+    public static final int STAT_HITS = 0;
+    public static final int STAT_ABSENT_HITS = 1;
+    public static final int STAT_MISSES = 2;
+    public static final int STAT_BYPASSED_GETS = 3;
+    public static final int STAT_PUTS = 4;
+    public static final int STAT_REMOVES = 5;
+    public static final int STAT_FILLS = 6;
+    public static final int STAT_EVICTIONS = 7;
+    public static final int STAT_DIRTY_WRITEBACKS = 8;
+    public static final int STAT_TOMBSTONES = 9;
+    public static final int STAT_NOT_CACHED = 10;
+    public static final int STAT_ENTRIES = 11;
+    public static final int STAT_BYTES = 12;
+    public static final int STAT_DIRTY_ENTRIES = 13;
+    public static final int STAT_DIRTY_BYTES = 14;
+    public static final int STAT_BYPASS_ENTERED = 15;
+    public static final int STAT_BYPASSED_NOW = 16;
+    public static final int STAT_CAPACITY_BYTES = 17;
+    public static final int STAT_CAPACITY_ENTRIES = 18;
+    public static final int STAT_COUNT = 19;
+
+    private long handle;
+
+    /**
+     * Creates a cache bounded by {@code maxBytes} (key + value + per-entry overhead) and, if
+     * {@code maxEntries > 0}, by an entry count. {@code bypassThreshold <= 0} turns adaptive
+     * bypass off. Requires the native library to be loaded.
+     */
+    public NativeHotStateCache(
+            int policy,
+            long maxBytes,
+            long maxEntries,
+            double bypassThreshold,
+            int bypassWindow,
+            int bypassProbeInterval) {
+        this.handle =
+                nativeCreate(
+                        policy,
+                        maxBytes,
+                        maxEntries,
+                        bypassThreshold,
+                        bypassWindow,
+                        bypassProbeInterval);
+    }
+
+    /**
+     * Looks {@code key[0, keyLength)} up. Returns the value's length (copied into {@code
+     * valueOut}), {@link #MISS}, {@link #ABSENT}, {@link #BYPASS}, or {@code NEED_BUFFER - size}
+     * when {@code valueOut} is shorter than the value.
+     */
+    public int get(int stateId, byte[] key, int keyLength, byte[] valueOut) {
+        return nativeGet(handle, stateId, key, keyLength, valueOut);
+    }
+
+    /** Write-back update (dirty). Returns {@link #WRITE_NOT_CACHED}/{@link #WRITE_PENDING} bits. */
+    public int put(int stateId, byte[] key, int keyLength, byte[] value, int valueLength) {
+        return nativePut(handle, stateId, key, keyLength, value, valueLength);
+    }
+
+    /** Write-back delete (dirty tombstone). Returns the write bits. */
+    public int remove(int stateId, byte[] key, int keyLength) {
+        return nativeRemove(handle, stateId, key, keyLength);
+    }
+
+    /**
+     * After a {@link #MISS}: caches what RocksDB returned, clean; {@code value == null} caches
+     * "known absent". Returns the write bits.
+     */
+    public int fill(int stateId, byte[] key, int keyLength, byte[] value, int valueLength) {
+        return nativeFill(handle, stateId, key, keyLength, value, valueLength);
+    }
+
+    /** Emits every dirty entry of one state ({@code stateId >= 0}) or of all states, sorted. */
+    public int flush(int stateId) {
+        return nativeFlush(handle, stateId);
+    }
+
+    /** Emits the coldest dirty entries until at most {@code maxDirtyBytes} stay dirty. */
+    public int writeBackDirty(long maxDirtyBytes) {
+        return nativeWriteBackDirty(handle, maxDirtyBytes);
+    }
+
+    /** New bounds; evicts down to them. Returns the write bits. */
+    public int setCapacity(long maxBytes, long maxEntries) {
+        return nativeSetCapacity(handle, maxBytes, maxEntries);
+    }
+
+    /**
+     * Copies pending write-back records into the direct {@code buffer} from position 0. Returns
+     * the bytes copied (0: nothing pending) or {@code -size} when the next record alone needs a
+     * buffer of {@code size} bytes. Record layout (native byte order): {@code int stateId, int
+     * keyLength, int valueLength (-1: delete), key, value}.
+     */
+    public int drain(ByteBuffer buffer) {
+        return nativeDrain(handle, buffer);
+    }
+
+    /** Drops every entry of a state without writing anything back. */
+    public void dropState(int stateId) {
+        nativeDropState(handle, stateId);
+    }
+
+    /** Drops everything without writing anything back (dispose). */
+    public void clear() {
+        nativeClear(handle);
+    }
+
+    /** Fills {@code out} (length >= {@link #STAT_COUNT}) with a state's or all states' stats. */
+    public void stats(int stateId, long[] out) {
+        nativeStats(handle, stateId, out);
+    }
+
+    /** Bytes the cache charges for one entry with these sizes. */
+    public static long chargeFor(int keySize, int valueSize) {
+        return nativeChargeFor(keySize, valueSize);
+    }
+
+    public boolean isClosed() {
+        return handle == 0;
+    }
+
+    @Override
+    public void close() {
+        long h = handle;
+        if (h != 0) {
+            handle = 0;
+            nativeDispose(h);
+        }
+    }
+
+    private static native long nativeCreate(
+            int policy,
+            long maxBytes,
+            long maxEntries,
+            double bypassThreshold,
+            int bypassWindow,
+            int bypassProbeInterval);
+
+    private static native void nativeDispose(long handle);
+
+    private static native int nativeGet(
+            long handle, int stateId, byte[] key, int keyLength, byte[] valueOut);
+
+    private static native int nativePut(
+            long handle, int stateId, byte[] key, int keyLength, byte[] value, int valueLength);
+
+    private static native int nativeFill(
+            long handle, int stateId, byte[] key, int keyLength, byte[] value, int valueLength);
+
+    private static native int nativeRemove(long handle, int stateId, byte[] key, int keyLength);
+
+    private static native int nativeFlush(long handle, int stateId);
+
+    private static native int nativeWriteBackDirty(long handle, long maxDirtyBytes);
+
+    private static native int nativeSetCapacity(long handle, long maxBytes, long maxEntries);
+
+    private static native int nativeDrain(long handle, ByteBuffer buffer);
+
+    private static native void nativeDropState(long handle, int stateId);
+
+    private static native void nativeClear(long handle);
+
+    private static native void nativeStats(long handle, int stateId, long[] out);
+
+    private static native long nativeChargeFor(int keySize, int valueSize);
+}

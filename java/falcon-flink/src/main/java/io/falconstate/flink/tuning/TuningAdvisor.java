@@ -1,0 +1,149 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink.tuning;
+
+import io.falconstate.flink.nativeaccess.NativeLibrary;
+
+import org.apache.flink.api.common.state.StateDescriptor;
+
+import javax.annotation.Nullable;
+
+import java.util.function.BooleanSupplier;
+
+/**
+ * Java face of the native {@code falcon::Advise} (include/falcon/tuning_advisor.h): from the kind
+ * of a column family and the fixed lengths of its key parts it returns a {@link TuningProfile}.
+ * The rules live in C++ only; this class passes primitives in and decodes the packed result.
+ *
+ * <p>When {@code libfalcon_jni.so} is not loaded every column family is left as is with the
+ * reason "native library not loaded". Stateless and thread-safe; called once per column family,
+ * never per record.
+ */
+public final class TuningAdvisor {
+
+    /** Kinds of column families, with the native {@code StateKind} numbers. */
+    public enum StateKind {
+        VALUE(0),
+        LIST(1),
+        MAP(2),
+        REDUCING(3),
+        AGGREGATING(4),
+        /** {@code _timer_state/...} column families of the RocksDB timer service. */
+        TIMER(5),
+        /** RocksDB's {@code default} column family. */
+        DEFAULT(6),
+        UNKNOWN(7);
+
+        final int code;
+
+        StateKind(int code) {
+            this.code = code;
+        }
+
+        /** The kind of a Flink keyed state type; null or unknown types map to UNKNOWN. */
+        public static StateKind of(@Nullable StateDescriptor.Type type) {
+            if (type == null) {
+                return UNKNOWN;
+            }
+            switch (type) {
+                case VALUE:
+                    return VALUE;
+                case LIST:
+                    return LIST;
+                case MAP:
+                    return MAP;
+                case REDUCING:
+                    return REDUCING;
+                case AGGREGATING:
+                    return AGGREGATING;
+                default:
+                    return UNKNOWN;
+            }
+        }
+    }
+
+    /** Native reason codes ({@code falcon::UntunedReason}); stable. */
+    public static final int REASON_NONE = 0;
+
+    public static final int REASON_TIMER_COLUMN_FAMILY = 1;
+    public static final int REASON_DEFAULT_COLUMN_FAMILY = 2;
+    public static final int REASON_KIND_NOT_TUNED = 3;
+    public static final int REASON_HASH_MEMTABLE_DISABLED = 4;
+    public static final int REASON_RANGE_FILTER_DISABLED = 5;
+    public static final int REASON_KEY_LENGTH_UNKNOWN = 6;
+    public static final int REASON_NAMESPACE_LENGTH_UNKNOWN = 7;
+    public static final int REASON_PREFIX_TOO_LONG = 8;
+    public static final int REASON_NATIVE_LIBRARY_NOT_LOADED = 9;
+
+    /** Length argument meaning "not one fixed length". */
+    public static final int UNKNOWN_LENGTH = -1;
+
+    private TuningAdvisor() {}
+
+    /**
+     * The profile for one column family.
+     *
+     * @param kind what the column family holds
+     * @param keyGroupPrefixBytes 1 or 2 (Flink's key-group prefix)
+     * @param keyBytes fixed length of key plus Flink's length suffix, or {@link #UNKNOWN_LENGTH}
+     * @param namespaceBytes fixed length of namespace plus its suffix, or {@link #UNKNOWN_LENGTH}
+     * @param writeBufferSize the column family's write buffer size in bytes, > 0
+     * @throws IllegalArgumentException for inputs no Flink state can have
+     */
+    public static TuningProfile advise(
+            StateKind kind,
+            int keyGroupPrefixBytes,
+            int keyBytes,
+            int namespaceBytes,
+            long writeBufferSize,
+            boolean hashMemtableEnabled,
+            boolean rangeFilterEnabled) {
+        return advise(
+                NativeLibrary::isLoaded,
+                kind,
+                keyGroupPrefixBytes,
+                keyBytes,
+                namespaceBytes,
+                writeBufferSize,
+                hashMemtableEnabled,
+                rangeFilterEnabled);
+    }
+
+    /** {@link #advise} with the library check explicit, so tests can take both branches. */
+    static TuningProfile advise(
+            BooleanSupplier nativeLoaded,
+            StateKind kind,
+            int keyGroupPrefixBytes,
+            int keyBytes,
+            int namespaceBytes,
+            long writeBufferSize,
+            boolean hashMemtableEnabled,
+            boolean rangeFilterEnabled) {
+        if (!nativeLoaded.getAsBoolean()) {
+            return TuningProfile.untuned(
+                    REASON_NATIVE_LIBRARY_NOT_LOADED, "native library not loaded");
+        }
+        long[] packed =
+                nativeAdvise(
+                        kind.code,
+                        keyGroupPrefixBytes,
+                        keyBytes,
+                        namespaceBytes,
+                        writeBufferSize,
+                        hashMemtableEnabled,
+                        rangeFilterEnabled);
+        return TuningProfile.fromPacked(packed, TuningAdvisor::nativeReasonText);
+    }
+
+    private static native long[] nativeAdvise(
+            int kind,
+            int keyGroupPrefixBytes,
+            int keyBytes,
+            int namespaceBytes,
+            long writeBufferSize,
+            boolean hashMemtableEnabled,
+            boolean rangeFilterEnabled);
+
+    private static native String nativeReasonText(int reason);
+}

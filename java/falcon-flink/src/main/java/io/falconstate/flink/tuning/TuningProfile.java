@@ -1,0 +1,238 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink.tuning;
+
+import javax.annotation.Nullable;
+
+import java.util.Objects;
+import java.util.function.IntFunction;
+
+/**
+ * What the {@link TuningAdvisor} decided for one column family: either a set of option changes
+ * ({@link #tuned()}) or "leave as is" with the reason. Immutable.
+ */
+public final class TuningProfile {
+
+    /** Memtable representation. */
+    public enum Memtable {
+        /** RocksDB's default; a profile never switches a column family to it, it keeps it. */
+        SKIP_LIST,
+        HASH_LINK_LIST
+    }
+
+    /** SST filter policy. */
+    public enum Filter {
+        /** Whatever Flink's resource container configured (possibly none). */
+        KEEP,
+        /** A full bloom filter, added when the table config has no filter yet. */
+        BLOOM
+    }
+
+    // Indices of the packed profile returned by the native advisor (jni/tuning_advisor_jni.cc).
+    static final int PACKED_TUNED = 0;
+    static final int PACKED_REASON = 1;
+    static final int PACKED_MEMTABLE = 2;
+    static final int PACKED_BUCKETS = 3;
+    static final int PACKED_PREFIX = 4;
+    static final int PACKED_BLOOM_RATIO_MICROS = 5;
+    static final int PACKED_FILTER = 6;
+    static final int PACKED_BITS_PER_KEY = 7;
+    static final int PACKED_WHOLE_KEY = 8;
+    static final int PACKED_ARENA_BLOCK = 9;
+    static final int PACKED_LENGTH = 10;
+
+    private final boolean tuned;
+    private final int reasonCode;
+    private final String reason;
+    private final Memtable memtable;
+    private final long hashBucketCount;
+    private final int prefixLength;
+    private final double memtablePrefixBloomRatio;
+    private final Filter filter;
+    private final int bloomBitsPerKey;
+    @Nullable private final Boolean wholeKeyFiltering;
+    private final long arenaBlockSize;
+
+    private TuningProfile(
+            boolean tuned,
+            int reasonCode,
+            String reason,
+            Memtable memtable,
+            long hashBucketCount,
+            int prefixLength,
+            double memtablePrefixBloomRatio,
+            Filter filter,
+            int bloomBitsPerKey,
+            @Nullable Boolean wholeKeyFiltering,
+            long arenaBlockSize) {
+        this.tuned = tuned;
+        this.reasonCode = reasonCode;
+        this.reason = reason;
+        this.memtable = memtable;
+        this.hashBucketCount = hashBucketCount;
+        this.prefixLength = prefixLength;
+        this.memtablePrefixBloomRatio = memtablePrefixBloomRatio;
+        this.filter = filter;
+        this.bloomBitsPerKey = bloomBitsPerKey;
+        this.wholeKeyFiltering = wholeKeyFiltering;
+        this.arenaBlockSize = arenaBlockSize;
+    }
+
+    /** "Leave as is", for {@code reason} (operator-facing text). */
+    public static TuningProfile untuned(int reasonCode, String reason) {
+        return new TuningProfile(
+                false, reasonCode, reason, Memtable.SKIP_LIST, 0, 0, 0.0, Filter.KEEP, 0, null, 0);
+    }
+
+    /** The same refusal with a more precise text (e.g. which serializer has no fixed length). */
+    public TuningProfile withReason(String detailedReason) {
+        return new TuningProfile(
+                tuned,
+                reasonCode,
+                detailedReason,
+                memtable,
+                hashBucketCount,
+                prefixLength,
+                memtablePrefixBloomRatio,
+                filter,
+                bloomBitsPerKey,
+                wholeKeyFiltering,
+                arenaBlockSize);
+    }
+
+    /** Decodes the native advisor's packed profile; {@code reasonText} resolves reason codes. */
+    static TuningProfile fromPacked(long[] packed, IntFunction<String> reasonText) {
+        if (packed == null || packed.length != PACKED_LENGTH) {
+            throw new IllegalStateException(
+                    "falcon: native advisor returned a profile of unexpected shape");
+        }
+        int reasonCode = (int) packed[PACKED_REASON];
+        if (packed[PACKED_TUNED] == 0) {
+            return untuned(reasonCode, reasonText.apply(reasonCode));
+        }
+        long wholeKey = packed[PACKED_WHOLE_KEY];
+        return new TuningProfile(
+                true,
+                reasonCode,
+                "tuned",
+                packed[PACKED_MEMTABLE] == 1 ? Memtable.HASH_LINK_LIST : Memtable.SKIP_LIST,
+                packed[PACKED_BUCKETS],
+                (int) packed[PACKED_PREFIX],
+                packed[PACKED_BLOOM_RATIO_MICROS] / 1e6,
+                packed[PACKED_FILTER] == 1 ? Filter.BLOOM : Filter.KEEP,
+                (int) packed[PACKED_BITS_PER_KEY],
+                wholeKey < 0 ? null : wholeKey == 1,
+                packed[PACKED_ARENA_BLOCK]);
+    }
+
+    public boolean tuned() {
+        return tuned;
+    }
+
+    /** The advisor's reason code ({@link TuningAdvisor#REASON_NONE} when tuned). */
+    public int reasonCode() {
+        return reasonCode;
+    }
+
+    /** Why the column family is left as is ("tuned" when it is not). */
+    public String reason() {
+        return reason;
+    }
+
+    public Memtable memtable() {
+        return memtable;
+    }
+
+    /** True for a HashLinkList memtable over a fixed-length prefix of the whole key. */
+    public boolean isHashMemtable() {
+        return memtable == Memtable.HASH_LINK_LIST;
+    }
+
+    /** Bucket count of the hash memtable; 0 for a skiplist. */
+    public long hashBucketCount() {
+        return hashBucketCount;
+    }
+
+    /** Length of the fixed-length prefix extractor; 0 when none is set. */
+    public int prefixLength() {
+        return prefixLength;
+    }
+
+    /** {@code memtable_prefix_bloom_size_ratio}; 0 leaves RocksDB's default. */
+    public double memtablePrefixBloomRatio() {
+        return memtablePrefixBloomRatio;
+    }
+
+    public Filter filter() {
+        return filter;
+    }
+
+    public int bloomBitsPerKey() {
+        return bloomBitsPerKey;
+    }
+
+    /** {@code whole_key_filtering} to set, or null to keep what Flink configured. */
+    @Nullable
+    public Boolean wholeKeyFiltering() {
+        return wholeKeyFiltering;
+    }
+
+    /**
+     * {@code arena_block_size} to set, 0 to keep RocksDB's: small enough that the bucket array or
+     * bloom a new memtable allocates first does not take a whole (8 MB) arena block, charged to the
+     * slot's write buffer manager even while the memtable is empty.
+     */
+    public long arenaBlockSize() {
+        return arenaBlockSize;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof TuningProfile)) {
+            return false;
+        }
+        TuningProfile that = (TuningProfile) o;
+        return tuned == that.tuned
+                && reasonCode == that.reasonCode
+                && hashBucketCount == that.hashBucketCount
+                && prefixLength == that.prefixLength
+                && Double.compare(memtablePrefixBloomRatio, that.memtablePrefixBloomRatio) == 0
+                && bloomBitsPerKey == that.bloomBitsPerKey
+                && arenaBlockSize == that.arenaBlockSize
+                && reason.equals(that.reason)
+                && memtable == that.memtable
+                && filter == that.filter
+                && Objects.equals(wholeKeyFiltering, that.wholeKeyFiltering);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(tuned, reasonCode, reason, memtable, prefixLength, filter);
+    }
+
+    @Override
+    public String toString() {
+        if (!tuned) {
+            return "TuningProfile{untuned: " + reason + '}';
+        }
+        return "TuningProfile{memtable="
+                + memtable
+                + (isHashMemtable() ? " (" + hashBucketCount + " buckets)" : "")
+                + ", prefix="
+                + prefixLength
+                + ", memtablePrefixBloomRatio="
+                + memtablePrefixBloomRatio
+                + ", filter="
+                + filter
+                + (filter == Filter.BLOOM ? " (" + bloomBitsPerKey + " bits/key)" : "")
+                + ", wholeKeyFiltering="
+                + (wholeKeyFiltering == null ? "keep" : wholeKeyFiltering)
+                + ", arenaBlockSize="
+                + arenaBlockSize
+                + '}';
+    }
+}

@@ -1,0 +1,46 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package org.apache.flink.contrib.streaming.state;
+
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.RocksDBException;
+
+/**
+ * Falcon's access to one state's column family inside Flink's RocksDB keyed backend, whose
+ * {@code db} field and {@code getColumnFamilyHandle} are not public in Flink 1.16. Same class
+ * loading rule as {@link FalconRocksDBBackendBuilder}: the Falcon jar belongs in {@code lib/}.
+ *
+ * <p>Call from the task thread that owns the backend, while it is not disposed. Stateless.
+ */
+public final class FalconColumnFamilyAccess {
+
+    private FalconColumnFamilyAccess() {}
+
+    /**
+     * Flushes the memtable of {@code stateName}'s column family and waits until it is written, so
+     * that every iterator opened afterwards finds all its entries in SST files. Returns false (and
+     * does nothing) when the backend has no such column family.
+     */
+    public static boolean flushColumnFamily(RocksDBKeyedStateBackend<?> backend, String stateName)
+            throws RocksDBException {
+        ColumnFamilyHandle handle = backend.getColumnFamilyHandle(stateName);
+        if (handle == null) {
+            return false;
+        }
+        try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
+            backend.db.flush(options, handle);
+        }
+        return true;
+    }
+
+    /** Entries in the active memtable of {@code stateName}'s column family; -1 if it has none. */
+    public static long activeMemtableEntries(RocksDBKeyedStateBackend<?> backend, String stateName)
+            throws RocksDBException {
+        ColumnFamilyHandle handle = backend.getColumnFamilyHandle(stateName);
+        return handle == null
+                ? -1
+                : backend.db.getLongProperty(handle, "rocksdb.num-entries-active-mem-table");
+    }
+}

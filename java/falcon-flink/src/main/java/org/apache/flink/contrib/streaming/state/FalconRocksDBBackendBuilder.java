@@ -1,0 +1,165 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package org.apache.flink.contrib.streaming.state;
+
+import org.apache.flink.api.common.ExecutionConfig;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.memory.MemoryManager;
+import org.apache.flink.runtime.memory.OpaqueMemoryResource;
+import org.apache.flink.runtime.query.TaskKvStateRegistry;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.LocalRecoveryConfig;
+import org.apache.flink.runtime.state.StreamCompressionDecorator;
+import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+
+import org.rocksdb.ColumnFamilyOptions;
+import org.slf4j.Logger;
+
+import javax.annotation.Nullable;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.Collection;
+import java.util.function.Function;
+
+/**
+ * Falcon's door into the package-private parts of Flink's RocksDB backend.
+ *
+ * <p>{@link RocksDBKeyedStateBackendBuilder}'s fluent setters, the {@link RocksDBSharedResources}
+ * type, the resource container's constructor that knows the instance path and a few accessors are
+ * package-private in Flink 1.16. This class lives in Flink's package so that Falcon can build the
+ * inner RocksDB keyed backend with its own per-state column-family options function and otherwise
+ * exactly the settings {@link EmbeddedRocksDBStateBackend} would use.
+ *
+ * <p><b>Class loading:</b> package-private access needs both classes in the same runtime package,
+ * i.e. defined by the same class loader. Flink's {@code lib/} jars and {@code flink-dist} share
+ * the application class loader, so the Falcon jar must be installed in {@code $FLINK_HOME/lib};
+ * shipped inside a job jar the child-first user class loader would define this class and every
+ * call here would fail with {@link IllegalAccessError}. In tests both are on the same class path.
+ *
+ * <p>This class holds no logic of its own beyond forwarding; Falcon's decisions live in {@code
+ * io.falconstate.flink}. Stateless and thread-safe.
+ */
+public final class FalconRocksDBBackendBuilder {
+
+    private FalconRocksDBBackendBuilder() {}
+
+    /** Loads FRocksDB's JNI library the way the stock backend does (once per JVM). */
+    public static void ensureRocksDBIsLoaded(String tempDirectory) throws IOException {
+        EmbeddedRocksDBStateBackend.ensureRocksDBIsLoaded(tempDirectory);
+    }
+
+    /** The options {@code state.backend.rocksdb.*} that the resource container reads. */
+    public static ConfigOption<?>[] configurableOptions() {
+        return RocksDBConfigurableOptions.CANDIDATE_CONFIGS.clone();
+    }
+
+    /** Validates one configurable option's value exactly as the stock backend does. */
+    public static void checkConfigurableOptionValue(ConfigOption<?> option, Object value) {
+        RocksDBConfigurableOptions.checkArgumentValid(option, value);
+    }
+
+    /** The restore overlap threshold the stock backend resolved (package-private getter). */
+    public static double overlapFractionThreshold(EmbeddedRocksDBStateBackend backend) {
+        return backend.getOverlapFractionThreshold();
+    }
+
+    /**
+     * Reserves the slot's shared RocksDB block cache and write-buffer manager (or joins the one
+     * already reserved) for {@code rocksDbFraction} of the slot's managed memory, then creates the
+     * resource container around it. Returns the container; it owns the lease.
+     */
+    public static RocksDBResourceContainer createResourceContainer(
+            RocksDBMemoryConfiguration memoryConfiguration,
+            MemoryManager memoryManager,
+            double rocksDbFraction,
+            ReadableConfig configurableOptions,
+            PredefinedOptions predefinedOptions,
+            @Nullable RocksDBOptionsFactory optionsFactory,
+            File instanceBasePath,
+            boolean enableStatistics,
+            Logger logger)
+            throws IOException {
+        OpaqueMemoryResource<RocksDBSharedResources> sharedResources =
+                RocksDBOperationUtils.allocateSharedCachesIfConfigured(
+                        memoryConfiguration, memoryManager, rocksDbFraction, logger);
+        if (sharedResources != null) {
+            logger.info(
+                    "Obtained shared RocksDB cache of size {} bytes", sharedResources.getSize());
+        }
+        return new RocksDBResourceContainer(
+                configurableOptions,
+                predefinedOptions,
+                optionsFactory,
+                sharedResources,
+                instanceBasePath,
+                enableStatistics);
+    }
+
+    /** The stock builder with every setting the stock backend applies, plus the CF function. */
+    public static <K> RocksDBKeyedStateBackend<K> build(
+            String operatorIdentifier,
+            ClassLoader userCodeClassLoader,
+            File instanceBasePath,
+            RocksDBResourceContainer resourceContainer,
+            Function<String, ColumnFamilyOptions> columnFamilyOptions,
+            TaskKvStateRegistry kvStateRegistry,
+            TypeSerializer<K> keySerializer,
+            int numberOfKeyGroups,
+            KeyGroupRange keyGroupRange,
+            ExecutionConfig executionConfig,
+            LocalRecoveryConfig localRecoveryConfig,
+            EmbeddedRocksDBStateBackend.PriorityQueueStateType priorityQueueStateType,
+            TtlTimeProvider ttlTimeProvider,
+            LatencyTrackingStateConfig latencyTrackingStateConfig,
+            MetricGroup metricGroup,
+            Collection<KeyedStateHandle> stateHandles,
+            StreamCompressionDecorator keyGroupCompressionDecorator,
+            CloseableRegistry cancelStreamRegistry,
+            boolean incrementalCheckpoints,
+            int transferThreads,
+            RocksDBNativeMetricOptions nativeMetricOptions,
+            long writeBatchSize,
+            double overlapFractionThreshold)
+            throws IOException {
+        return new RocksDBKeyedStateBackendBuilder<>(
+                        operatorIdentifier,
+                        userCodeClassLoader,
+                        instanceBasePath,
+                        resourceContainer,
+                        columnFamilyOptions,
+                        kvStateRegistry,
+                        keySerializer,
+                        numberOfKeyGroups,
+                        keyGroupRange,
+                        executionConfig,
+                        localRecoveryConfig,
+                        priorityQueueStateType,
+                        ttlTimeProvider,
+                        latencyTrackingStateConfig,
+                        metricGroup,
+                        stateHandles,
+                        keyGroupCompressionDecorator,
+                        cancelStreamRegistry)
+                .setEnableIncrementalCheckpointing(incrementalCheckpoints)
+                .setNumberOfTransferingThreads(transferThreads)
+                .setNativeMetricOptions(
+                        resourceContainer.getMemoryWatcherOptions(nativeMetricOptions))
+                .setWriteBatchSize(writeBatchSize)
+                .setOverlapFractionThreshold(overlapFractionThreshold)
+                .build();
+    }
+
+    /** The options factory a resource container applies (package-private getter). */
+    @Nullable
+    public static RocksDBOptionsFactory optionsFactoryOf(RocksDBResourceContainer container) {
+        return container.getOptionsFactory();
+    }
+}

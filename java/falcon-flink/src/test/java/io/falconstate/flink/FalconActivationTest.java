@@ -1,0 +1,182 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink;
+
+import io.falconstate.flink.nativeaccess.NativeLibrary;
+import io.falconstate.flink.nativeaccess.NativeLoadResult;
+import io.falconstate.flink.nativeaccess.NativeLoadResults;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
+import org.apache.flink.contrib.streaming.state.RocksDBOptions;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.StateBackendLoader;
+import org.apache.flink.runtime.state.delegate.DelegatingStateBackend;
+import org.apache.flink.util.InstantiationUtil;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.function.Supplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Activation: Flink loads Falcon from {@code state.backend}, a TaskManager logs the exact
+ * activation line once, and without the native library Falcon is the stock backend (one WARN
+ * line) or, with {@code state.backend.falcon.native.required}, fails with that line.
+ */
+class FalconActivationTest {
+
+    private static final String MISSING = "/nonexistent/falcon/libfalcon_jni.so";
+
+    @TempDir Path tmp;
+
+    private Supplier<NativeLoadResult> originalLoader;
+    private MockEnvironment env;
+
+    @BeforeEach
+    void setUp() {
+        FalconLog.resetOnceGuardsForTesting();
+        originalLoader = FalconStateBackend.setNativeLoaderForTesting(NativeLibrary::load);
+        env = MockEnvironment.builder().build();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        FalconStateBackend.setNativeLoaderForTesting(originalLoader);
+        FalconLog.resetOnceGuardsForTesting();
+        env.close();
+    }
+
+    private FalconStateBackend loadFromConfig(Configuration config) throws Exception {
+        config.setString(StateBackendOptions.STATE_BACKEND, FalconStateBackendFactory.class.getName());
+        config.set(RocksDBOptions.LOCAL_DIRECTORIES, tmp.toString());
+        StateBackend loaded =
+                StateBackendLoader.loadStateBackendFromConfig(
+                        config, getClass().getClassLoader(), null);
+        assertThat(loaded).isInstanceOf(FalconStateBackend.class);
+        return (FalconStateBackend) loaded;
+    }
+
+    @Test
+    void factoryNamedInStateBackendYieldsAConfiguredFalconBackend() throws Exception {
+        Configuration config = new Configuration();
+        config.set(FalconOptions.NATIVE_REQUIRED, true);
+        config.set(FalconOptions.CACHE_ENABLED, false);
+        FalconStateBackend backend = loadFromConfig(config);
+
+        assertThat(backend.isNativeRequired()).isTrue();
+        assertThat(backend.isCacheEnabled()).isFalse();
+        assertThat(backend.useManagedMemory()).isTrue();
+        assertThat(backend).isNotInstanceOf(DelegatingStateBackend.class);
+        assertThat(backend.supportsNoClaimRestoreMode()).isTrue();
+        assertThat(backend.supportsSavepointFormat(SavepointFormatType.NATIVE)).isTrue();
+        assertThat(backend.supportsSavepointFormat(SavepointFormatType.CANONICAL)).isTrue();
+        assertThat(backend.getRocksDBStateBackend().getDbStoragePaths())
+                .containsExactly(tmp.toString());
+
+        // Serialized into the job graph on the client, re-configured on the TaskManager.
+        FalconStateBackend copy = InstantiationUtil.clone(backend);
+        assertThat(copy.isNativeRequired()).isTrue();
+        assertThat(copy.getRocksDBStateBackend().getDbStoragePaths())
+                .containsExactly(tmp.toString());
+    }
+
+    @Test
+    void defaultsOfTheOptions() throws Exception {
+        FalconStateBackend backend = loadFromConfig(new Configuration());
+        assertThat(backend.isNativeRequired()).isFalse();
+        assertThat(backend.isCacheEnabled()).isTrue();
+    }
+
+    @Test
+    void activationLineAppearsOnceWhenTheNativeLibraryIsLoaded() throws Exception {
+        NativeLoadResult nativeLibrary = NativeLibrary.load();
+        assertThat(nativeLibrary.isLoaded())
+                .as("tests run with -Dfalcon.native.library: %s", nativeLibrary)
+                .isTrue();
+        FalconStateBackend backend = loadFromConfig(new Configuration());
+
+        try (LogCapture log = new LogCapture("io.falconstate")) {
+            AbstractKeyedStateBackend<Integer> first = KeyedBackends.create(backend, env, 1.0);
+            AbstractKeyedStateBackend<Integer> second = KeyedBackends.create(backend, env, 1.0);
+            try {
+                assertThat(first).isInstanceOf(FalconKeyedStateBackend.class);
+                assertThat(second).isInstanceOf(FalconKeyedStateBackend.class);
+            } finally {
+                first.dispose();
+                second.dispose();
+            }
+            assertThat(log.falconLines())
+                    .containsExactly(
+                            "INFO [FALCON] Falcon "
+                                    + NativeLibrary.jarVersion()
+                                    + " enabled (native "
+                                    + new File(nativeLibrary.path()).getAbsolutePath()
+                                    + "): cache off (none), value-state hash memtable off,"
+                                    + " map-state range filter off");
+        }
+        assertThat(NativeLibrary.jarVersion()).matches("\\d+\\.\\d+\\.\\d+.*");
+    }
+
+    @Test
+    void withoutTheNativeLibraryItWarnsOnceAndIsTheStockBackend() throws Exception {
+        NativeLoadResult missing = NativeLoadResults.missingFile(MISSING);
+        FalconStateBackend.setNativeLoaderForTesting(() -> missing);
+        FalconStateBackend backend = loadFromConfig(new Configuration());
+
+        try (LogCapture log = new LogCapture("io.falconstate")) {
+            AbstractKeyedStateBackend<Integer> first = KeyedBackends.create(backend, env, 1.0);
+            AbstractKeyedStateBackend<Integer> second = KeyedBackends.create(backend, env, 1.0);
+            try {
+                assertThat(first)
+                        .isExactlyInstanceOf(RocksDBKeyedStateBackend.class)
+                        .isNotInstanceOf(FalconKeyedStateBackend.class);
+                assertThat(second).isExactlyInstanceOf(RocksDBKeyedStateBackend.class);
+            } finally {
+                first.dispose();
+                second.dispose();
+            }
+            assertThat(log.falconLines())
+                    .containsExactly(
+                            "WARN [FALCON] WARN native library not loaded (tried: -Dfalcon.native.library="
+                                    + MISSING
+                                    + ": "
+                                    + MISSING
+                                    + " does not exist); running as the stock RocksDB backend");
+        }
+    }
+
+    @Test
+    void nativeRequiredFailsWithTheWarningText() throws Exception {
+        NativeLoadResult missing = NativeLoadResults.missingFile(MISSING);
+        FalconStateBackend.setNativeLoaderForTesting(() -> missing);
+        Configuration config = new Configuration();
+        config.set(FalconOptions.NATIVE_REQUIRED, true);
+        FalconStateBackend backend = loadFromConfig(config);
+
+        try (LogCapture log = new LogCapture("io.falconstate")) {
+            assertThatThrownBy(() -> KeyedBackends.create(backend, env, 1.0))
+                    .isInstanceOf(IOException.class)
+                    .hasMessage(
+                            "[FALCON] WARN native library not loaded (tried: -Dfalcon.native.library="
+                                    + MISSING
+                                    + ": "
+                                    + MISSING
+                                    + " does not exist); running as the stock RocksDB backend");
+            assertThat(log.falconLines()).isEmpty();
+        }
+    }
+}

@@ -1,0 +1,263 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink.cache;
+
+import io.falconstate.flink.nativeaccess.NativeLibrary;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.falconstate.flink.cache.NativeHotStateCache.ABSENT;
+import static io.falconstate.flink.cache.NativeHotStateCache.MISS;
+import static io.falconstate.flink.cache.NativeHotStateCache.NEED_BUFFER;
+import static io.falconstate.flink.cache.NativeHotStateCache.WRITE_NOT_CACHED;
+import static io.falconstate.flink.cache.NativeHotStateCache.WRITE_PENDING;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The JNI binding of the hot-state cache against the real native library. */
+class NativeHotStateCacheTest {
+
+    private NativeHotStateCache cache;
+    private final byte[] valueOut = new byte[64];
+
+    @BeforeAll
+    static void loadLibrary() {
+        assertThat(NativeLibrary.load().isLoaded()).as(NativeLibrary.load().toString()).isTrue();
+    }
+
+    @BeforeEach
+    void createCache() {
+        cache =
+                new NativeHotStateCache(
+                        NativeHotStateCache.POLICY_W_TINY_LFU, 1 << 20, 0, 0.0, 20000, 200000);
+    }
+
+    @AfterEach
+    void closeCache() {
+        cache.close();
+    }
+
+    @Test
+    void putThenGetReturnsTheValueInTheCallersBuffer() {
+        byte[] key = bytes("key-1 and some trailing garbage");
+        byte[] value = bytes("value-1");
+        assertThat(cache.get(3, key, 5, valueOut)).isEqualTo(MISS);
+        assertThat(cache.put(3, key, 5, value, value.length) & WRITE_NOT_CACHED).isZero();
+        int n = cache.get(3, key, 5, valueOut);
+        assertThat(n).isEqualTo(value.length);
+        assertThat(new String(valueOut, 0, n, StandardCharsets.UTF_8)).isEqualTo("value-1");
+        // Only the first keyLength bytes are the key.
+        assertThat(cache.get(3, bytes("key-1"), 5, valueOut)).isEqualTo(value.length);
+        // Same bytes, other state: a different entry.
+        assertThat(cache.get(4, key, 5, valueOut)).isEqualTo(MISS);
+    }
+
+    @Test
+    void aShortValueBufferIsToldTheSizeItNeeds() {
+        byte[] key = bytes("k");
+        byte[] big = new byte[1000];
+        big[999] = 42;
+        cache.put(0, key, 1, big, big.length);
+        int r = cache.get(0, key, 1, valueOut);
+        assertThat(r).isLessThanOrEqualTo(NEED_BUFFER);
+        int size = NEED_BUFFER - r;
+        assertThat(size).isEqualTo(1000);
+        byte[] larger = new byte[size];
+        assertThat(cache.get(0, key, 1, larger)).isEqualTo(1000);
+        assertThat(larger[999]).isEqualTo((byte) 42);
+    }
+
+    @Test
+    void removeCachesATombstoneThatFlushesAsADelete() {
+        byte[] key = bytes("gone");
+        cache.put(1, key, key.length, bytes("v"), 1);
+        cache.remove(1, key, key.length);
+        assertThat(cache.get(1, key, key.length, valueOut)).isEqualTo(ABSENT);
+
+        int code = cache.flush(-1);
+        assertThat(code & WRITE_PENDING).isEqualTo(WRITE_PENDING);
+        List<String> records = drainAll();
+        assertThat(records).containsExactly("1:gone:DELETE");
+        // Flushed tombstones stay as clean "known absent" entries.
+        assertThat(cache.get(1, key, key.length, valueOut)).isEqualTo(ABSENT);
+        assertThat(cache.flush(-1) & WRITE_PENDING).isZero();
+    }
+
+    @Test
+    void fillIsCleanAndFillOfNullCachesAbsence() {
+        byte[] present = bytes("present");
+        byte[] missing = bytes("missing");
+        cache.fill(2, present, present.length, bytes("from-rocksdb"), 12);
+        cache.fill(2, missing, missing.length, null, 0);
+        assertThat(cache.get(2, present, present.length, valueOut)).isEqualTo(12);
+        assertThat(cache.get(2, missing, missing.length, valueOut)).isEqualTo(ABSENT);
+        assertThat(cache.flush(-1) & WRITE_PENDING).as("clean entries are not written").isZero();
+    }
+
+    @Test
+    void flushEmitsEveryDirtyEntrySortedByKeyWithinEachState() {
+        for (String k : new String[] {"c", "a", "b"}) {
+            cache.put(7, bytes(k), 1, bytes("v" + k), 2);
+            cache.put(5, bytes(k), 1, bytes("w" + k), 2);
+        }
+        assertThat(cache.flush(7) & WRITE_PENDING).isEqualTo(WRITE_PENDING);
+        assertThat(drainAll()).containsExactly("7:a:va", "7:b:vb", "7:c:vc");
+        cache.flush(-1);
+        assertThat(drainAll()).containsExactly("5:a:wa", "5:b:wb", "5:c:wc");
+    }
+
+    @Test
+    void evictionUnderPressureWritesDirtyVictimsBack() {
+        long perEntry = NativeHotStateCache.chargeFor(8, 32);
+        // key + value + the documented overhead, plus at most 15 bytes of allocator rounding.
+        assertThat(perEntry).isGreaterThan(40).isLessThanOrEqualTo(40 + 48 + 15);
+        cache.setCapacity(perEntry * 10, 0);
+        int pendingSeen = 0;
+        List<String> written = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            byte[] key = bytes(String.format("key%05d", i));
+            int code = cache.put(0, key, 8, new byte[32], 32);
+            if ((code & WRITE_PENDING) != 0) {
+                pendingSeen++;
+                written.addAll(drainAll());
+            }
+        }
+        long[] stats = new long[NativeHotStateCache.STAT_COUNT];
+        cache.stats(0, stats);
+        assertThat(stats[NativeHotStateCache.STAT_ENTRIES]).isLessThanOrEqualTo(10);
+        assertThat(stats[NativeHotStateCache.STAT_BYTES]).isLessThanOrEqualTo(perEntry * 10);
+        assertThat(pendingSeen).isGreaterThan(0);
+        // Every key is either still cached (dirty) or was written back exactly once.
+        cache.flush(-1);
+        written.addAll(drainAll());
+        assertThat(written).hasSize(100).doesNotHaveDuplicates();
+        assertThat(stats[NativeHotStateCache.STAT_PUTS]).isEqualTo(100);
+    }
+
+    @Test
+    void drainReportsTheSizeARecordNeeds() {
+        cache.put(0, bytes("k"), 1, new byte[5000], 5000);
+        cache.flush(-1);
+        ByteBuffer small = ByteBuffer.allocateDirect(64);
+        int r = cache.drain(small);
+        assertThat(r).isEqualTo(-(12 + 1 + 5000));
+        ByteBuffer big = ByteBuffer.allocateDirect(-r);
+        assertThat(cache.drain(big)).isEqualTo(-r);
+        assertThat(cache.drain(big)).isZero();
+    }
+
+    @Test
+    void statsCountHitsMissesAndBytes() {
+        byte[] key = bytes("s");
+        cache.get(9, key, 1, valueOut);
+        cache.put(9, key, 1, bytes("1234"), 4);
+        cache.get(9, key, 1, valueOut);
+        cache.get(9, key, 1, valueOut);
+        long[] stats = new long[NativeHotStateCache.STAT_COUNT];
+        cache.stats(9, stats);
+        assertThat(stats[NativeHotStateCache.STAT_HITS]).isEqualTo(2);
+        assertThat(stats[NativeHotStateCache.STAT_MISSES]).isEqualTo(1);
+        assertThat(stats[NativeHotStateCache.STAT_ENTRIES]).isEqualTo(1);
+        assertThat(stats[NativeHotStateCache.STAT_DIRTY_ENTRIES]).isEqualTo(1);
+        assertThat(stats[NativeHotStateCache.STAT_BYTES])
+                .isEqualTo(NativeHotStateCache.chargeFor(1, 4));
+        cache.dropState(9);
+        cache.stats(9, stats);
+        assertThat(stats[NativeHotStateCache.STAT_ENTRIES]).isZero();
+        assertThat(cache.get(9, key, 1, valueOut)).isEqualTo(MISS);
+    }
+
+    @Test
+    void everyBadArgumentBecomesAJavaException() {
+        byte[] key = bytes("key");
+        assertThatThrownBy(() -> cache.get(0, null, 0, valueOut))
+                .isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> cache.get(0, key, 4, valueOut))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> cache.get(0, key, -1, valueOut))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> cache.get(0, key, 3, null))
+                .isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> cache.get(-1, key, 3, valueOut))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> cache.put(0, key, 3, key, 4))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> cache.put(0, key, 3, null, 0))
+                .isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> cache.drain(ByteBuffer.allocate(16)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> cache.stats(0, new long[3]))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> new NativeHotStateCache(7, 1, 0, 0, 1, 1))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void closeIsIdempotentAndACLosedCacheRefusesCalls() {
+        cache.close();
+        cache.close();
+        assertThat(cache.isClosed()).isTrue();
+        assertThatThrownBy(() -> cache.get(0, bytes("k"), 1, valueOut))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+    }
+
+    @Test
+    void aValueLargerThanTheCacheIsNotCached() {
+        cache.setCapacity(1024, 0);
+        int code = cache.put(0, bytes("k"), 1, new byte[4096], 4096);
+        assertThat(code & WRITE_NOT_CACHED).isEqualTo(WRITE_NOT_CACHED);
+        assertThat(cache.get(0, bytes("k"), 1, valueOut)).isEqualTo(MISS);
+    }
+
+    private List<String> drainAll() {
+        List<String> out = new ArrayList<>();
+        ByteBuffer buffer = ByteBuffer.allocateDirect(256).order(ByteOrder.nativeOrder());
+        while (true) {
+            buffer.clear();
+            int n = cache.drain(buffer);
+            if (n == 0) {
+                return out;
+            }
+            assertThat(n).isPositive();
+            int pos = 0;
+            while (pos < n) {
+                int state = buffer.getInt(pos);
+                int keyLength = buffer.getInt(pos + 4);
+                int valueLength = buffer.getInt(pos + 8);
+                pos += 12;
+                byte[] key = new byte[keyLength];
+                for (int i = 0; i < keyLength; i++) {
+                    key[i] = buffer.get(pos + i);
+                }
+                pos += keyLength;
+                String value;
+                if (valueLength < 0) {
+                    value = "DELETE";
+                } else {
+                    byte[] v = new byte[valueLength];
+                    for (int i = 0; i < valueLength; i++) {
+                        v[i] = buffer.get(pos + i);
+                    }
+                    pos += valueLength;
+                    value = new String(v, StandardCharsets.UTF_8);
+                }
+                out.add(state + ":" + new String(key, StandardCharsets.UTF_8) + ":" + value);
+            }
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,87 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink.cache;
+
+import io.falconstate.flink.FalconKeyedStateBackend;
+import io.falconstate.flink.FalconStateBackend;
+import io.falconstate.flink.FalconStateBackendTest;
+
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
+import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
+import org.apache.flink.runtime.state.ConfigurableStateBackend;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+
+import org.junit.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Flink's whole StateBackendTestBase with a hot-state cache of {@value
+ * CachedBackends#TINY_CACHE_ENTRIES} entries, so every test that touches more than a handful of
+ * ValueState keys runs through evictions and dirty write-backs.
+ */
+public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
+
+    @Override
+    protected ConfigurableStateBackend getStateBackend() {
+        EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(incremental);
+        rocksDb.setPriorityQueueStateType(EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
+        try {
+            rocksDb.setDbStoragePath(TEMP_FOLDER.newFolder().getAbsolutePath());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        FalconStateBackend backend =
+                new FalconStateBackend(rocksDb)
+                        .configure(
+                                CachedBackends.tinyCache(new Configuration()),
+                                Thread.currentThread().getContextClassLoader());
+        if (!backend.isCacheEnabled()) {
+            throw new IllegalStateException("cache not switched on: " + backend);
+        }
+        return backend;
+    }
+
+    /** The configuration really evicts and writes back, and nothing is lost doing so. */
+    @Test
+    public void testTinyCacheEvictsAndWritesBack() throws Exception {
+        CheckpointableKeyedStateBackend<Integer> backend =
+                createKeyedBackend(IntSerializer.INSTANCE);
+        try {
+            ValueState<String> state =
+                    backend.getPartitionedState(
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            new ValueStateDescriptor<>("tiny", StringSerializer.INSTANCE));
+            for (int key = 0; key < 100; key++) {
+                backend.setCurrentKey(key);
+                state.update("v" + key);
+            }
+            for (int key = 0; key < 100; key++) {
+                backend.setCurrentKey(key);
+                assertThat(state.value()).isEqualTo("v" + key);
+            }
+            HotStateCacheManager<Integer> cache =
+                    ((FalconKeyedStateBackend<Integer>) backend).getHotStateCache();
+            assertThat(cache).isNotNull();
+            long[] stats = cache.stats("tiny");
+            assertThat(stats[NativeHotStateCache.STAT_ENTRIES])
+                    .isLessThanOrEqualTo(CachedBackends.TINY_CACHE_ENTRIES);
+            assertThat(stats[NativeHotStateCache.STAT_EVICTIONS]).isGreaterThan(90);
+            assertThat(stats[NativeHotStateCache.STAT_DIRTY_WRITEBACKS]).isGreaterThan(90);
+            assertThat(cache.recordsWrittenBack()).isGreaterThan(90);
+        } finally {
+            backend.dispose();
+        }
+    }
+}

@@ -1,0 +1,503 @@
+// Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+//
+// Natives of io.falconstate.flink.cache.NativeHotStateCache.
+//
+// Hot path contract (value()/update() of a cached ValueState, once per record):
+// the key arrives in a Java byte[] the caller reuses, is copied onto the
+// native stack (GetByteArrayRegion; no pinning, no allocation for keys up to
+// kStackKeyBytes), and a hit copies the value into another reused byte[]
+// (SetByteArrayRegion). Nothing is allocated on either side of the boundary.
+//
+// Dirty victims and flushed entries are appended by a BufferSink to a native
+// buffer; the write calls report "write-backs pending" and Java drains the
+// records into a direct ByteBuffer it owns, then into one RocksDB WriteBatch.
+// Record layout (native byte order):
+//   int32 state_id | int32 key_len | int32 value_len (-1: delete) | key | value
+
+#include <jni.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "falcon/hot_state_cache.h"
+#include "falcon/memory_budget.h"
+#include "jni_util.h"
+#include "registration.h"
+
+namespace falcon::jni {
+namespace {
+
+// Return codes shared with NativeHotStateCache.java.
+constexpr jint kGetMiss = -1;
+constexpr jint kGetAbsent = -2;
+constexpr jint kGetBypass = -3;
+// A hit whose value does not fit the caller's buffer: kGetNeedBuffer - size.
+constexpr jint kGetNeedBuffer = -16;
+constexpr jint kErrorReturn = -4;
+
+// Write calls: bit 0 = not cached (caller writes RocksDB itself),
+// bit 1 = write-back records pending (caller must drain).
+constexpr jint kWriteNotCached = 1;
+constexpr jint kWritePending = 2;
+
+constexpr size_t kStackKeyBytes = 512;
+constexpr size_t kRecordHeaderBytes = 12;
+
+class BufferSink final : public WriteBackSink {
+ public:
+  Status Write(const DirtyEntry* entries, size_t count) override {
+    for (size_t i = 0; i < count; ++i) {
+      const DirtyEntry& e = entries[i];
+      int32_t header[3] = {static_cast<int32_t>(e.state_id),
+                           static_cast<int32_t>(e.key.size()),
+                           e.is_delete ? -1 : static_cast<int32_t>(e.value.size())};
+      size_t at = pending_.size();
+      pending_.resize(at + kRecordHeaderBytes + e.key.size() +
+                      (e.is_delete ? 0 : e.value.size()));
+      char* out = pending_.data() + at;
+      std::memcpy(out, header, kRecordHeaderBytes);
+      out += kRecordHeaderBytes;
+      if (!e.key.empty()) std::memcpy(out, e.key.data(), e.key.size());
+      out += e.key.size();
+      if (!e.is_delete && !e.value.empty()) {
+        std::memcpy(out, e.value.data(), e.value.size());
+      }
+    }
+    return Status::OK();
+  }
+
+  bool has_pending() const { return read_pos_ < pending_.size(); }
+
+  // Copies whole records into [dst, dst + capacity). Returns the bytes
+  // copied, 0 when nothing is pending, or -(size of the next record) when even
+  // that one does not fit.
+  int64_t Drain(char* dst, size_t capacity) {
+    size_t copied = 0;
+    while (read_pos_ < pending_.size()) {
+      const char* rec = pending_.data() + read_pos_;
+      int32_t header[3];
+      std::memcpy(header, rec, kRecordHeaderBytes);
+      size_t size = kRecordHeaderBytes + static_cast<size_t>(header[1]) +
+                    (header[2] < 0 ? 0 : static_cast<size_t>(header[2]));
+      if (copied + size > capacity) {
+        if (copied == 0) return -static_cast<int64_t>(size);
+        break;
+      }
+      std::memcpy(dst + copied, rec, size);
+      copied += size;
+      read_pos_ += size;
+    }
+    if (read_pos_ == pending_.size()) {
+      pending_.clear();  // keeps its capacity for the next batch
+      read_pos_ = 0;
+    }
+    return static_cast<int64_t>(copied);
+  }
+
+  void Discard() {
+    pending_.clear();
+    read_pos_ = 0;
+  }
+
+ private:
+  std::vector<char> pending_;
+  size_t read_pos_ = 0;
+};
+
+// What a Java handle owns.
+struct NativeCache {
+  BufferSink sink;
+  std::unique_ptr<HotStateCache> cache;
+};
+
+NativeCache* Checked(JNIEnv* env, jlong handle) {
+  if (handle == 0) {
+    ThrowIllegalState(env, "falcon: the hot-state cache is closed");
+    return nullptr;
+  }
+  return FromHandle<NativeCache>(handle);
+}
+
+bool CheckStateId(JNIEnv* env, jint state_id) {
+  if (state_id < 0 ||
+      static_cast<uint32_t>(state_id) >= HotStateCache::kMaxStates) {
+    ThrowIllegalArgument(env, "falcon: state id out of range");
+    return false;
+  }
+  return true;
+}
+
+// Checks `array` holds at least `length` bytes (length >= 0).
+bool CheckRange(JNIEnv* env, jbyteArray array, jint length, const char* what) {
+  if (array == nullptr) {
+    ThrowNullPointer(env, what);
+    return false;
+  }
+  if (length < 0 || length > env->GetArrayLength(array)) {
+    ThrowIndexOutOfBounds(env, what);
+    return false;
+  }
+  return true;
+}
+
+// A key copied out of a Java array: on the stack when small.
+class KeyCopy {
+ public:
+  bool Load(JNIEnv* env, jbyteArray key, jint length) {
+    if (!CheckRange(env, key, length, "falcon: key length exceeds the key array")) {
+      return false;
+    }
+    size_ = static_cast<size_t>(length);
+    if (size_ <= kStackKeyBytes) {
+      data_ = stack_;
+    } else {
+      heap_.resize(size_);
+      data_ = heap_.data();
+    }
+    env->GetByteArrayRegion(key, 0, length, reinterpret_cast<jbyte*>(data_));
+    return !env->ExceptionCheck();
+  }
+  std::string_view view() const { return std::string_view(data_, size_); }
+
+ private:
+  char stack_[kStackKeyBytes];
+  std::string heap_;
+  char* data_ = stack_;
+  size_t size_ = 0;
+};
+
+jint WriteCode(NativeCache* nc, WriteOutcome outcome) {
+  jint code = outcome == WriteOutcome::kNotCached ? kWriteNotCached : 0;
+  if (nc->sink.has_pending()) code |= kWritePending;
+  return code;
+}
+
+jint PendingCode(NativeCache* nc) {
+  return nc->sink.has_pending() ? kWritePending : 0;
+}
+
+jlong Create(JNIEnv* env, jclass, jint policy, jlong max_bytes,
+             jlong max_entries, jdouble bypass_threshold, jint bypass_window,
+             jint bypass_probe_interval) {
+  return GuardJni<jlong>(env, 0, [&]() -> jlong {
+    if (policy < 0 || policy > 1) {
+      ThrowIllegalArgument(env, "falcon: unknown cache policy");
+      return 0;
+    }
+    if (max_bytes < 0 || max_entries < 0 || bypass_window <= 0 ||
+        bypass_probe_interval <= 0) {
+      ThrowIllegalArgument(env, "falcon: negative cache bound or window");
+      return 0;
+    }
+    CacheOptions options;
+    options.policy = static_cast<CachePolicy>(policy);
+    options.max_bytes = static_cast<uint64_t>(max_bytes);
+    options.max_entries = static_cast<uint64_t>(max_entries);
+    options.bypass_threshold = bypass_threshold;
+    options.bypass_window = static_cast<uint32_t>(bypass_window);
+    options.bypass_probe_interval = static_cast<uint32_t>(bypass_probe_interval);
+    auto nc = std::make_unique<NativeCache>();
+    nc->cache = std::make_unique<HotStateCache>(options, &nc->sink);
+    return ToHandle(nc.release());
+  });
+}
+
+void Dispose(JNIEnv* env, jclass, jlong handle) {
+  GuardJniVoid(env, [&] { delete FromHandle<NativeCache>(handle); });
+}
+
+jint Get(JNIEnv* env, jclass, jlong handle, jint state_id, jbyteArray key,
+         jint key_length, jbyteArray value_out) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr || !CheckStateId(env, state_id)) return kErrorReturn;
+    if (value_out == nullptr) {
+      ThrowNullPointer(env, "falcon: value buffer is null");
+      return kErrorReturn;
+    }
+    KeyCopy k;
+    if (!k.Load(env, key, key_length)) return kErrorReturn;
+    GetResult r = nc->cache->Get(static_cast<uint32_t>(state_id), k.view());
+    switch (r.kind) {
+      case Lookup::kMiss:
+        return kGetMiss;
+      case Lookup::kAbsent:
+        return kGetAbsent;
+      case Lookup::kBypass:
+        return kGetBypass;
+      case Lookup::kHit:
+        break;
+    }
+    if (r.size > static_cast<size_t>(env->GetArrayLength(value_out))) {
+      return kGetNeedBuffer - static_cast<jint>(r.size);
+    }
+    env->SetByteArrayRegion(value_out, 0, static_cast<jsize>(r.size),
+                            reinterpret_cast<const jbyte*>(r.data));
+    return static_cast<jint>(r.size);
+  });
+}
+
+jint Put(JNIEnv* env, jclass, jlong handle, jint state_id, jbyteArray key,
+         jint key_length, jbyteArray value, jint value_length) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr || !CheckStateId(env, state_id)) return kErrorReturn;
+    KeyCopy k;
+    if (!k.Load(env, key, key_length)) return kErrorReturn;
+    if (!CheckRange(env, value, value_length,
+                    "falcon: value length exceeds the value array")) {
+      return kErrorReturn;
+    }
+    // Values are copied straight from the pinned (or copied) array into the
+    // cache's entry; released without write-back (JNI_ABORT).
+    jbyte* v = static_cast<jbyte*>(env->GetPrimitiveArrayCritical(value, nullptr));
+    if (v == nullptr) {
+      ThrowOutOfMemory(env, "falcon: cannot access the value array");
+      return kErrorReturn;
+    }
+    Result<WriteOutcome> r = nc->cache->Put(
+        static_cast<uint32_t>(state_id), k.view(),
+        std::string_view(reinterpret_cast<const char*>(v),
+                         static_cast<size_t>(value_length)));
+    env->ReleasePrimitiveArrayCritical(value, v, JNI_ABORT);
+    if (!r.ok()) {
+      ThrowStatus(env, r.status());
+      return kErrorReturn;
+    }
+    return WriteCode(nc, *r);
+  });
+}
+
+jint Fill(JNIEnv* env, jclass, jlong handle, jint state_id, jbyteArray key,
+          jint key_length, jbyteArray value, jint value_length) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr || !CheckStateId(env, state_id)) return kErrorReturn;
+    KeyCopy k;
+    if (!k.Load(env, key, key_length)) return kErrorReturn;
+    Result<WriteOutcome> r = Status::Internal("unset");
+    if (value == nullptr) {
+      r = nc->cache->FillAbsent(static_cast<uint32_t>(state_id), k.view());
+    } else {
+      if (!CheckRange(env, value, value_length,
+                      "falcon: value length exceeds the value array")) {
+        return kErrorReturn;
+      }
+      jbyte* v =
+          static_cast<jbyte*>(env->GetPrimitiveArrayCritical(value, nullptr));
+      if (v == nullptr) {
+        ThrowOutOfMemory(env, "falcon: cannot access the value array");
+        return kErrorReturn;
+      }
+      r = nc->cache->Fill(static_cast<uint32_t>(state_id), k.view(),
+                          std::string_view(reinterpret_cast<const char*>(v),
+                                           static_cast<size_t>(value_length)));
+      env->ReleasePrimitiveArrayCritical(value, v, JNI_ABORT);
+    }
+    if (!r.ok()) {
+      ThrowStatus(env, r.status());
+      return kErrorReturn;
+    }
+    return WriteCode(nc, *r);
+  });
+}
+
+jint Remove(JNIEnv* env, jclass, jlong handle, jint state_id, jbyteArray key,
+            jint key_length) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr || !CheckStateId(env, state_id)) return kErrorReturn;
+    KeyCopy k;
+    if (!k.Load(env, key, key_length)) return kErrorReturn;
+    Result<WriteOutcome> r =
+        nc->cache->Remove(static_cast<uint32_t>(state_id), k.view());
+    if (!r.ok()) {
+      ThrowStatus(env, r.status());
+      return kErrorReturn;
+    }
+    return WriteCode(nc, *r);
+  });
+}
+
+// state_id < 0: every state.
+jint Flush(JNIEnv* env, jclass, jlong handle, jint state_id) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr) return kErrorReturn;
+    Status s;
+    if (state_id < 0) {
+      s = nc->cache->FlushAll();
+    } else {
+      if (!CheckStateId(env, state_id)) return kErrorReturn;
+      s = nc->cache->Flush(static_cast<uint32_t>(state_id));
+    }
+    if (!s.ok()) {
+      ThrowStatus(env, s);
+      return kErrorReturn;
+    }
+    return PendingCode(nc);
+  });
+}
+
+jint WriteBackDirty(JNIEnv* env, jclass, jlong handle, jlong max_dirty_bytes) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr) return kErrorReturn;
+    if (max_dirty_bytes < 0) {
+      ThrowIllegalArgument(env, "falcon: negative dirty-byte bound");
+      return kErrorReturn;
+    }
+    Status s = nc->cache->WriteBackDirty(static_cast<uint64_t>(max_dirty_bytes));
+    if (!s.ok()) {
+      ThrowStatus(env, s);
+      return kErrorReturn;
+    }
+    return PendingCode(nc);
+  });
+}
+
+jint SetCapacity(JNIEnv* env, jclass, jlong handle, jlong max_bytes,
+                 jlong max_entries) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr) return kErrorReturn;
+    if (max_bytes < 0 || max_entries < 0) {
+      ThrowIllegalArgument(env, "falcon: negative cache bound");
+      return kErrorReturn;
+    }
+    Status s = nc->cache->SetCapacity(static_cast<uint64_t>(max_bytes),
+                                      static_cast<uint64_t>(max_entries));
+    if (!s.ok()) {
+      ThrowStatus(env, s);
+      return kErrorReturn;
+    }
+    return PendingCode(nc);
+  });
+}
+
+// Copies pending write-back records into `buffer` (a direct ByteBuffer).
+jint Drain(JNIEnv* env, jclass, jlong handle, jobject buffer) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr) return kErrorReturn;
+    if (buffer == nullptr) {
+      ThrowNullPointer(env, "falcon: drain buffer is null");
+      return kErrorReturn;
+    }
+    auto* dst = static_cast<char*>(env->GetDirectBufferAddress(buffer));
+    jlong capacity = env->GetDirectBufferCapacity(buffer);
+    if (dst == nullptr || capacity < 0) {
+      ThrowIllegalArgument(env, "falcon: drain buffer is not a direct buffer");
+      return kErrorReturn;
+    }
+    int64_t n = nc->sink.Drain(dst, static_cast<size_t>(capacity));
+    return static_cast<jint>(n);
+  });
+}
+
+void DropState(JNIEnv* env, jclass, jlong handle, jint state_id) {
+  GuardJniVoid(env, [&] {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr || !CheckStateId(env, state_id)) return;
+    nc->cache->DropState(static_cast<uint32_t>(state_id));
+  });
+}
+
+void Clear(JNIEnv* env, jclass, jlong handle) {
+  GuardJniVoid(env, [&] {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr) return;
+    nc->cache->Clear();
+    nc->sink.Discard();
+  });
+}
+
+// Statistics of one state (state_id >= 0) or of the whole cache (< 0), in the
+// order of NativeHotStateCache.STAT_* (keep in sync).
+void Stats(JNIEnv* env, jclass, jlong handle, jint state_id, jlongArray out) {
+  GuardJniVoid(env, [&] {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr) return;
+    constexpr jsize kCount = 19;
+    if (out == nullptr) {
+      ThrowNullPointer(env, "falcon: stats array is null");
+      return;
+    }
+    if (env->GetArrayLength(out) < kCount) {
+      ThrowIndexOutOfBounds(env, "falcon: stats array too short");
+      return;
+    }
+    CacheStats s;
+    if (state_id < 0) {
+      s = nc->cache->TotalStats();
+    } else {
+      if (!CheckStateId(env, state_id)) return;
+      s = nc->cache->Stats(static_cast<uint32_t>(state_id));
+    }
+    jlong v[kCount] = {
+        static_cast<jlong>(s.hits),
+        static_cast<jlong>(s.absent_hits),
+        static_cast<jlong>(s.misses),
+        static_cast<jlong>(s.bypassed),
+        static_cast<jlong>(s.puts),
+        static_cast<jlong>(s.removes),
+        static_cast<jlong>(s.fills),
+        static_cast<jlong>(s.evictions),
+        static_cast<jlong>(s.dirty_writebacks),
+        static_cast<jlong>(s.tombstones),
+        static_cast<jlong>(s.not_cached),
+        static_cast<jlong>(s.entries),
+        static_cast<jlong>(s.bytes),
+        static_cast<jlong>(s.dirty_entries),
+        static_cast<jlong>(s.dirty_bytes),
+        static_cast<jlong>(s.bypass_entered),
+        s.bypassed_now ? 1 : 0,
+        static_cast<jlong>(nc->cache->capacity_bytes()),
+        static_cast<jlong>(nc->cache->capacity_entries()),
+    };
+    env->SetLongArrayRegion(out, 0, kCount, v);
+  });
+}
+
+jlong ChargeFor(JNIEnv* env, jclass, jint key_size, jint value_size) {
+  return GuardJni<jlong>(env, 0, [&]() -> jlong {
+    if (key_size < 0 || value_size < 0) {
+      ThrowIllegalArgument(env, "falcon: negative size");
+      return 0;
+    }
+    return static_cast<jlong>(HotStateCache::ChargeFor(
+        static_cast<size_t>(key_size), static_cast<size_t>(value_size)));
+  });
+}
+
+#define FALCON_NATIVE(name, sig, fn) \
+  {const_cast<char*>(name), const_cast<char*>(sig), reinterpret_cast<void*>(&fn)}
+
+}  // namespace
+
+bool RegisterHotStateCache(JNIEnv* env) {
+  static const JNINativeMethod kMethods[] = {
+      FALCON_NATIVE("nativeCreate", "(IJJDII)J", Create),
+      FALCON_NATIVE("nativeDispose", "(J)V", Dispose),
+      FALCON_NATIVE("nativeGet", "(JI[BI[B)I", Get),
+      FALCON_NATIVE("nativePut", "(JI[BI[BI)I", Put),
+      FALCON_NATIVE("nativeFill", "(JI[BI[BI)I", Fill),
+      FALCON_NATIVE("nativeRemove", "(JI[BI)I", Remove),
+      FALCON_NATIVE("nativeFlush", "(JI)I", Flush),
+      FALCON_NATIVE("nativeWriteBackDirty", "(JJ)I", WriteBackDirty),
+      FALCON_NATIVE("nativeSetCapacity", "(JJJ)I", SetCapacity),
+      FALCON_NATIVE("nativeDrain", "(JLjava/nio/ByteBuffer;)I", Drain),
+      FALCON_NATIVE("nativeDropState", "(JI)V", DropState),
+      FALCON_NATIVE("nativeClear", "(J)V", Clear),
+      FALCON_NATIVE("nativeStats", "(JI[J)V", Stats),
+      FALCON_NATIVE("nativeChargeFor", "(II)J", ChargeFor),
+  };
+  return RegisterNatives(env, "io/falconstate/flink/cache/NativeHotStateCache",
+                         kMethods, sizeof(kMethods) / sizeof(kMethods[0]));
+}
+
+}  // namespace falcon::jni

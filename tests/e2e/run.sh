@@ -1,0 +1,317 @@
+#!/usr/bin/env bash
+# End-to-end test on a real Flink 1.16.3 standalone cluster: a JobManager and TaskManagers as
+# separate JVMs, Falcon installed exactly as README.md / docs/deployment.md say (jar and
+# libfalcon_jni.so copied into lib/, the lines of conf/flink-conf.yaml added), jobs submitted
+# with bin/flink's CliFrontend, state checked through REST, logs and the committed job output.
+#
+# Scenarios (each prints PASS/FAIL with its time; the last line is "N passed, M failed"):
+#   falcon-activation     job runs under Falcon; TaskManager log has the activation line
+#   kill-9-recovery       kill -9 the TaskManager mid-run, start a new one: restore from the last
+#                         checkpoint, committed output exactly once
+#   savepoint-switch      stop-with-savepoint on Falcon -> resume on stock rocksdb -> savepoint
+#                         -> resume on Falcon: output exactly as an uninterrupted run
+#   tm-memory             TaskManager RSS stays below taskmanager.memory.process.size
+#   missing-native        no libfalcon_jni.so in lib/: WARN line, stock behaviour, exact output
+#   native-required       ... with state.backend.falcon.native.required: true the job fails
+#                         naming the library
+#   variant-unaligned, variant-local-recovery, variant-heap-timers
+#                         short runs under Falcon that fail once (injected) and restart in the
+#                         same TaskManager: unaligned checkpoints, restore from TaskManager-local
+#                         state, heap timers on RocksDB; committed output exactly once
+#
+# Inputs (environment): FALCON_JAR (default: java/falcon-flink/target/falcon-flink-<v>.jar,
+# built with Maven when absent), FALCON_NATIVE (default: build/dev/native/libfalcon_jni.so),
+# E2E_TIMEOUT (seconds, default 360), E2E_BUILD (default build/e2e).
+#
+# The job is pluggable (E2E_JOB, default keyed-count): tests/e2e/jobs/<name>.sh defines the hooks
+# e2e_job_build, e2e_job_args, e2e_job_check, e2e_job_heap_timer_evidence and the input sizes;
+# everything in this file is job-agnostic. The Nexmark query job and its materializer plug in
+# as another jobs/*.sh file.
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
+
+# A hard bound on the whole run; on expiry the EXIT trap still stops the cluster.
+if [[ -z "${E2E_UNDER_TIMEOUT:-}" ]]; then
+  export E2E_UNDER_TIMEOUT=1
+  exec timeout -k 30 "${E2E_TIMEOUT:-360}" bash "${BASH_SOURCE[0]}" "$@"
+fi
+
+source "$FALCON_ROOT/tests/e2e/lib/flink.sh"
+set +e  # scenarios record failures themselves; helpers return non-zero on failure
+set -o pipefail
+
+detect_java_home
+RUN_DIR="$E2E_BUILD/run"
+HOME_DIR="$RUN_DIR/flink"       # the installation under test ($FLINK_HOME)
+PASSED=0
+FAILED=0
+SAMPLER_PID=""
+
+cleanup() {
+  [[ -n "$SAMPLER_PID" ]] && kill "$SAMPLER_PID" 2>/dev/null
+  cluster_stop
+}
+trap cleanup EXIT
+trap 'echo "e2e: interrupted (timeout?)" >&2; exit 143' TERM INT
+
+pass() { PASSED=$((PASSED + 1)); printf 'PASS %-20s (%ss) %s\n' "$1" "$2" "${3:-}"; }
+fail() {
+  FAILED=$((FAILED + 1)); printf 'FAIL %-20s (%ss) %s\n' "$1" "$2" "$3"
+  echo "  logs: $HOME_DIR/log" >&2
+}
+
+# -- the job ---------------------------------------------------------------------------------
+
+# The job is pluggable: tests/e2e/jobs/<E2E_JOB>.sh defines the hooks (see jobs/keyed-count.sh).
+E2E_JOB="${E2E_JOB:-keyed-count}"
+JOB_JAR="$RUN_DIR/job/$E2E_JOB.jar"
+source "$FALCON_ROOT/tests/e2e/jobs/$E2E_JOB.sh"
+
+submit() {  # submit [CLI options] -- [e2e_job_args arguments]
+  local -a cli=()
+  while (( $# )) && [[ "$1" != "--" ]]; do cli+=("$1"); shift; done
+  (( $# )) && shift
+  # shellcheck disable=SC2046
+  flink_submit "$HOME_DIR" "$JOB_JAR" "${cli[@]}" -- $(e2e_job_args "$@")
+}
+
+# -- helpers -----------------------------------------------------------------------------------
+
+tm_log() { echo "$HOME_DIR/log/flink-taskexecutor-$1.log"; }
+
+# Samples the RSS of every JVM this run started, once a second, into $RUN_DIR/rss.log.
+start_rss_sampler() {
+  (
+    while true; do
+      for pid in $(cat "$RUN_DIR/tm.pids" 2>/dev/null); do
+        echo "$pid $(rss_bytes "$pid")"
+      done >>"$RUN_DIR/rss.log"
+      sleep 1
+    done
+  ) &
+  SAMPLER_PID=$!
+}
+
+start_taskmanager() {
+  cluster_start_taskmanager "$HOME_DIR" "$1" || return 1
+  echo "$TM_PID" >>"$RUN_DIR/tm.pids"
+}
+
+start_cluster() {
+  cluster_start_jobmanager "$HOME_DIR" && start_taskmanager "$1"
+}
+
+elapsed() { echo $((SECONDS - $1)); }
+
+# -- setup -------------------------------------------------------------------------------------
+
+t0=$SECONDS
+rm -rf "$RUN_DIR" && mkdir -p "$RUN_DIR"
+flink_assemble || exit 1
+
+FALCON_JAR="${FALCON_JAR:-$FALCON_ROOT/java/falcon-flink/target/falcon-flink-$FALCON_VERSION.jar}"
+if [[ ! -f "$FALCON_JAR" ]]; then
+  log "building $FALCON_JAR"
+  mvn_cmd -q package -DskipTests -pl falcon-flink -am || die "cannot build the Falcon jar"
+fi
+FALCON_NATIVE="${FALCON_NATIVE:-$(native_library)}"
+[[ -f "$FALCON_NATIVE" ]] || die "no $FALCON_NATIVE (build the dev preset first)"
+e2e_job_build || die "cannot build the e2e job"
+
+log "installing Flink $FLINK_VERSION + Falcon $FALCON_VERSION into $HOME_DIR"
+flink_install "$HOME_DIR"
+falcon_install "$HOME_DIR" "$FALCON_JAR" "$FALCON_NATIVE"
+PROCESS_SIZE="$(flink_conf_get "$HOME_DIR" taskmanager.memory.process.size)"
+echo "setup took $(elapsed "$t0") s"
+
+# -- cluster 1: Falcon with its native library -------------------------------------------------
+
+log "cluster 1: Falcon installed (jar + libfalcon_jni.so + conf lines)"
+t=$SECONDS
+# Local recovery, as an operator enables it (used by the variant-local-recovery scenario).
+flink_conf_set "$HOME_DIR" state.backend.local-recovery true
+start_cluster 1 || { fail cluster-start "$(elapsed "$t")" "cluster did not start"; echo "$PASSED passed, $FAILED failed"; exit 1; }
+echo "JobManager and TaskManager up in $(elapsed "$t") s"
+start_rss_sampler
+
+# falcon-activation + kill-9-recovery: one job, killed mid-run.
+t=$SECONDS
+OUT_A="$RUN_DIR/out-kill"
+RECORDS_A="$JOB_SIZE_LONG"
+if JOB_A="$(submit -- "$OUT_A" "$RECORDS_A")" && wait_checkpoints "$HOME_DIR" "$JOB_A" 2; then
+  backend="$(job_state_backend "$HOME_DIR" "$JOB_A")"
+  line="$(grep -o '\[FALCON\] Falcon .* enabled (native .*' "$(tm_log 1)" | head -n1)"
+  want="[FALCON] Falcon $FALCON_VERSION enabled (native $HOME_DIR/lib/libfalcon_jni.so): "
+  if [[ "$backend" == FalconStateBackend && "$line" == "$want"* ]]; then
+    pass falcon-activation "$(elapsed "$t")" "backend $backend; $line"
+  else
+    fail falcon-activation "$(elapsed "$t")" "backend '$backend', activation line '${line:-none}'"
+  fi
+
+  t=$SECONDS
+  state_at_kill="$(job_state "$HOME_DIR" "$JOB_A")"
+  cluster_kill_taskmanager
+  echo "kill -9 TaskManager 1 while the job was $state_at_kill; starting TaskManager 2"
+  start_taskmanager 2
+  state="$(wait_job_end "$HOME_DIR" "$JOB_A" 150)"
+  restored="$(rest_get "$HOME_DIR" "/jobs/$JOB_A/checkpoints" "(j['latest']['restored'] or {}).get('id')")"
+  # The checkpoint it had to restore: the last one completed before the restore (nothing
+  # triggered before the restore can complete after the kill: every task was on that JVM).
+  last_cp="$(rest_get "$HOME_DIR" "/jobs/$JOB_A/checkpoints" "max((c['id'] for c in j['history']
+    if c['status'] == 'COMPLETED' and j['latest']['restored']
+    and c['trigger_timestamp'] < j['latest']['restored']['restore_timestamp']), default=None)")"
+  failures="$(rest_get "$HOME_DIR" "/jobs/$JOB_A/exceptions" "len(j['exceptionHistory']['entries'])")"
+  check="$(e2e_job_check "$OUT_A" "$RECORDS_A")"; check_rc=$?
+  if [[ "$state_at_kill" == RUNNING && "$state" == FINISHED && -n "$restored" \
+        && "$restored" == "$last_cp" && "$check_rc" == 0 ]] \
+      && grep -q '\[FALCON\] Falcon .* enabled' "$(tm_log 2)"; then
+    pass kill-9-recovery "$(elapsed "$t")" "restored checkpoint $restored after $failures failure(s); $check"
+  else
+    fail kill-9-recovery "$(elapsed "$t")" "state at kill $state_at_kill, end $state, restored '${restored:-none}' (last completed $last_cp); $check"
+  fi
+else
+  fail falcon-activation "$(elapsed "$t")" "job did not start or checkpoint"
+  fail kill-9-recovery 0 "not run"
+fi
+
+# savepoint-switch: Falcon -> stock rocksdb -> Falcon through stop-with-savepoint.
+t=$SECONDS
+OUT_B="$RUN_DIR/out-savepoints"
+RECORDS_B="$JOB_SIZE_MEDIUM"
+savepoint_leg() {  # savepoint_leg NAME EXPECTED_BACKEND [CLI options]; sets LEG_JOB
+  local name="$1" expected="$2"; shift 2
+  LEG_JOB="$(submit "$@" -- "$OUT_B" "$RECORDS_B")" || { echo "$name: submit failed"; return 1; }
+  wait_checkpoints "$HOME_DIR" "$LEG_JOB" 1 || { echo "$name: no checkpoint"; return 1; }
+  local backend
+  backend="$(job_state_backend "$HOME_DIR" "$LEG_JOB")"
+  [[ "$backend" == "$expected" ]] || { echo "$name: backend $backend, expected $expected"; return 1; }
+  echo -n "$name on $backend; " >&2
+}
+sp_check() {
+  savepoint_leg falcon-1 FalconStateBackend || return 1
+  SP1="$(stop_with_savepoint "$HOME_DIR" "$LEG_JOB")" || { echo "stop-with-savepoint 1 failed"; return 1; }
+  savepoint_leg rocksdb EmbeddedRocksDBStateBackend -s "$SP1" -Dstate.backend=rocksdb || return 1
+  SP2="$(stop_with_savepoint "$HOME_DIR" "$LEG_JOB")" || { echo "stop-with-savepoint 2 failed"; return 1; }
+  savepoint_leg falcon-2 FalconStateBackend -s "$SP2" || return 1
+  local state
+  state="$(wait_job_end "$HOME_DIR" "$LEG_JOB" 120)"
+  [[ "$state" == FINISHED ]] || { echo "last leg ended $state"; return 1; }
+  e2e_job_check "$OUT_B" "$RECORDS_B"
+}
+if msg="$(sp_check 2>&1)"; then
+  pass savepoint-switch "$(elapsed "$t")" "$msg"
+else
+  fail savepoint-switch "$(elapsed "$t")" "$(tail -n3 <<<"$msg" | tr '\n' ' ')"
+fi
+
+# Short variants: a job that fails once by itself (injected, after a checkpoint) and restarts
+# inside the same TaskManager, under Falcon.
+VARIANT_RECORDS="$JOB_SIZE_SHORT"
+variant() {  # variant NAME [CLI options] -- [extra job args]
+  local name="$1"; shift
+  local -a cli=()
+  while (( $# )) && [[ "$1" != "--" ]]; do cli+=("$1"); shift; done
+  (( $# )) && shift
+  local out="$RUN_DIR/out-$name" state restored failures
+  VARIANT_JOB="$(submit "${cli[@]}" -- "$out" "$VARIANT_RECORDS" --fail-after 4000 "$@")" \
+    || { echo "submit failed"; return 1; }
+  state="$(wait_job_end "$HOME_DIR" "$VARIANT_JOB" 90)"
+  restored="$(rest_get "$HOME_DIR" "/jobs/$VARIANT_JOB/checkpoints" "(j['latest']['restored'] or {}).get('id')")"
+  failures="$(rest_get "$HOME_DIR" "/jobs/$VARIANT_JOB/exceptions" "len(j['exceptionHistory']['entries'])")"
+  [[ "$state" == FINISHED && -n "$restored" ]] \
+    || { echo "state $state, restored '${restored:-none}'"; return 1; }
+  if [[ "$name" == unaligned ]]; then
+    [[ "$(rest_get "$HOME_DIR" "/jobs/$VARIANT_JOB/checkpoints/config" "j['unaligned_checkpoints']")" == true ]] \
+      || { echo "checkpoints were not unaligned"; return 1; }
+    echo -n "unaligned checkpoints; "
+  fi
+  echo -n "restored checkpoint $restored after $failures injected failure(s); "
+  e2e_job_check "$out" "$VARIANT_RECORDS"
+}
+local_restores() { grep -c 'Starting to restore from state handle: IncrementalLocalKeyedStateHandle' "$(tm_log 2)"; }
+
+t=$SECONDS
+if msg="$(variant unaligned -Dexecution.checkpointing.unaligned=true 2>&1)"; then
+  pass variant-unaligned "$(elapsed "$t")" "$msg"
+else
+  fail variant-unaligned "$(elapsed "$t")" "$msg"
+fi
+
+t=$SECONDS
+local_before="$(local_restores)"
+if msg="$(variant local-recovery 2>&1)" && (( $(local_restores) > local_before )); then
+  pass variant-local-recovery "$(elapsed "$t")" "restored from TaskManager-local state; $msg"
+else
+  fail variant-local-recovery "$(elapsed "$t")" "$msg; local restores $local_before -> $(local_restores)"
+fi
+
+heap_queues() { e2e_job_heap_timer_evidence "$(tm_log 2)"; }
+t=$SECONDS
+heap_before="$(heap_queues)"
+if msg="$(variant heap-timers -Dstate.backend.rocksdb.timer-service.factory=HEAP -- --timers 2>&1)" \
+    && (( $(heap_queues) > heap_before )); then
+  pass variant-heap-timers "$(elapsed "$t")" "timers in heap queues; $msg"
+else
+  fail variant-heap-timers "$(elapsed "$t")" "$msg; heap timer evidence $heap_before -> $(heap_queues)"
+fi
+
+echo "[FALCON] lines in the TaskManager logs of cluster 1:"
+grep -h -o '\[FALCON\].*' "$(tm_log 1)" "$(tm_log 2)" | sort | uniq -c | sed 's/^/  /'
+
+# tm-memory: the highest RSS sampled for any TaskManager of cluster 1.
+kill "$SAMPLER_PID" 2>/dev/null; SAMPLER_PID=""
+limit="$(to_bytes "$PROCESS_SIZE")"
+max_rss="$(awk 'BEGIN {m = 0} $2 > m {m = $2} END {print m}' "$RUN_DIR/rss.log" 2>/dev/null)"
+samples="$(wc -l <"$RUN_DIR/rss.log" 2>/dev/null || echo 0)"
+if (( samples > 10 && max_rss > 0 && max_rss < limit )); then
+  pass tm-memory 0 "max TaskManager RSS $((max_rss >> 20)) MiB < taskmanager.memory.process.size $PROCESS_SIZE ($samples samples)"
+else
+  fail tm-memory 0 "max RSS $((max_rss >> 20)) MiB, limit $PROCESS_SIZE, $samples samples"
+fi
+
+# -- cluster 2: the jar without its native library -----------------------------------------------
+
+log "cluster 2: libfalcon_jni.so removed from lib/"
+cluster_stop
+rm "$HOME_DIR/lib/libfalcon_jni.so"
+t=$SECONDS
+start_cluster 3 || { fail cluster-start "$(elapsed "$t")" "cluster 2 did not start"; echo "$PASSED passed, $FAILED failed"; exit 1; }
+echo "cluster 2 up in $(elapsed "$t") s"
+
+t=$SECONDS
+OUT_C="$RUN_DIR/out-no-native"
+RECORDS_C="$JOB_SIZE_SHORT"
+if JOB_C="$(submit -- "$OUT_C" "$RECORDS_C")"; then
+  state="$(wait_job_end "$HOME_DIR" "$JOB_C" 90)"
+  warn="$(grep -o '\[FALCON\] WARN native library not loaded (tried: .*); running as the stock RocksDB backend' "$(tm_log 3)" | head -n1)"
+  check="$(e2e_job_check "$OUT_C" "$RECORDS_C")"; check_rc=$?
+  if [[ "$state" == FINISHED && "$warn" == *libfalcon_jni.so* && "$check_rc" == 0 ]] \
+      && ! grep -q '\[FALCON\] Falcon .* enabled' "$(tm_log 3)"; then
+    pass missing-native "$(elapsed "$t")" "$warn; $check"
+  else
+    fail missing-native "$(elapsed "$t")" "state $state, WARN line '${warn:-none}'; $check"
+  fi
+else
+  fail missing-native "$(elapsed "$t")" "submit failed"
+fi
+
+t=$SECONDS
+if JOB_D="$(submit -Dstate.backend.falcon.native.required=true -Drestart-strategy=none \
+    -- "$RUN_DIR/out-required" "$JOB_SIZE_SHORT")"; then
+  state="$(wait_job_end "$HOME_DIR" "$JOB_D" 90)"
+  root="$(rest_get "$HOME_DIR" "/jobs/$JOB_D/exceptions" \
+    "(j['exceptionHistory']['entries'] or [{}])[0].get('stacktrace') or j.get('root-exception')")"
+  reason="$(grep -m1 -o '\[FALCON\].*libfalcon_jni\.so.*' <<<"$root" | cut -c1-240)"
+  if [[ "$state" == FAILED && -n "$reason" ]]; then
+    pass native-required "$(elapsed "$t")" "job FAILED: $reason..."
+  else
+    fail native-required "$(elapsed "$t")" "state $state; root cause: $(head -c 300 <<<"$root")"
+  fi
+else
+  fail native-required "$(elapsed "$t")" "submit failed"
+fi
+
+cluster_stop
+echo
+echo "e2e took $(elapsed "$t0") s (logs, outputs: $RUN_DIR)"
+echo "$PASSED passed, $FAILED failed"
+(( FAILED == 0 ))

@@ -1,0 +1,425 @@
+// Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+
+#include "falcon/hot_state_cache.h"
+
+#include <gtest/gtest.h>
+#include <malloc.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace falcon {
+namespace {
+
+struct Written {
+  uint32_t state;
+  std::string key;
+  std::string value;
+  bool is_delete;
+};
+
+class RecordingSink : public WriteBackSink {
+ public:
+  Status Write(const DirtyEntry* entries, size_t count) override {
+    batch_sizes.push_back(count);
+    for (size_t i = 0; i < count; ++i) {
+      out.push_back({entries[i].state_id, std::string(entries[i].key),
+                     std::string(entries[i].value), entries[i].is_delete});
+    }
+    return fail ? Status::Internal("sink failed") : Status::OK();
+  }
+  std::vector<Written> out;
+  std::vector<size_t> batch_sizes;
+  bool fail = false;
+};
+
+// What the allocator really hands out for one entry, plus the fixed overhead.
+uint64_t RealCharge(size_t key, size_t value) {
+  void* p = std::malloc(4 + key + value);
+  uint64_t usable = malloc_usable_size(p);
+  std::free(p);
+  return usable + HotStateCache::kEntryOverheadBytes;
+}
+
+CacheOptions Opts(CachePolicy p, uint64_t bytes, uint64_t entries = 0) {
+  CacheOptions o;
+  o.policy = p;
+  o.max_bytes = bytes;
+  o.max_entries = entries;
+  return o;
+}
+
+class HotStateCacheTest : public ::testing::TestWithParam<CachePolicy> {};
+
+TEST_P(HotStateCacheTest, PutGetRemoveFill) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
+  EXPECT_EQ(c.Get(1, "a").kind, Lookup::kMiss);
+  ASSERT_EQ(*c.Put(1, "a", "va"), WriteOutcome::kCached);
+  GetResult g = c.Get(1, "a");
+  ASSERT_EQ(g.kind, Lookup::kHit);
+  EXPECT_EQ(g.value(), "va");
+  // Same key, other state: distinct.
+  EXPECT_EQ(c.Get(2, "a").kind, Lookup::kMiss);
+  ASSERT_EQ(*c.Put(1, "a", "second value"), WriteOutcome::kCached);
+  EXPECT_EQ(c.Get(1, "a").value(), "second value");
+  ASSERT_EQ(*c.Remove(1, "a"), WriteOutcome::kCached);
+  EXPECT_EQ(c.Get(1, "a").kind, Lookup::kAbsent);
+  // Fill after a miss is clean; fill does not override a cached (dirty) value.
+  ASSERT_EQ(*c.Fill(2, "a", "from-db"), WriteOutcome::kCached);
+  EXPECT_EQ(c.Get(2, "a").value(), "from-db");
+  EXPECT_EQ(c.Stats(2).dirty_entries, 0u);
+  ASSERT_EQ(*c.Fill(1, "a", "stale"), WriteOutcome::kCached);
+  EXPECT_EQ(c.Get(1, "a").kind, Lookup::kAbsent);
+  ASSERT_EQ(*c.FillAbsent(3, "gone"), WriteOutcome::kCached);
+  EXPECT_EQ(c.Get(3, "gone").kind, Lookup::kAbsent);
+  EXPECT_EQ(c.dirty_bytes(), c.Stats(1).dirty_bytes);
+  EXPECT_TRUE(sink.out.empty());
+  ASSERT_TRUE(c.FlushAll().ok());
+  ASSERT_EQ(sink.out.size(), 1u);
+  EXPECT_TRUE(sink.out[0].is_delete);
+  EXPECT_EQ(sink.out[0].key, "a");
+  // Flushed tombstones stay cached as clean "known absent".
+  EXPECT_EQ(c.Get(1, "a").kind, Lookup::kAbsent);
+  EXPECT_EQ(c.dirty_bytes(), 0u);
+}
+
+TEST_P(HotStateCacheTest, EmptyKeysAndValues) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
+  ASSERT_EQ(*c.Put(0, "", ""), WriteOutcome::kCached);
+  GetResult g = c.Get(0, "");
+  ASSERT_EQ(g.kind, Lookup::kHit);
+  EXPECT_EQ(g.size, 0u);
+  ASSERT_EQ(*c.Put(0, std::string_view(), "x"), WriteOutcome::kCached);
+  EXPECT_EQ(c.Get(0, std::string_view()).value(), "x");
+  ASSERT_TRUE(c.FlushAll().ok());
+  ASSERT_EQ(sink.out.size(), 1u);
+  EXPECT_EQ(sink.out[0].key, "");
+  EXPECT_EQ(sink.out[0].value, "x");
+  EXPECT_FALSE(sink.out[0].is_delete);
+}
+
+TEST_P(HotStateCacheTest, OneMiBValues) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 4u << 20), &sink);
+  std::string big(1 << 20, 'b');
+  for (int i = 0; i < 8; ++i) {
+    big[0] = static_cast<char>('0' + i);
+    ASSERT_EQ(*c.Put(0, "big" + std::to_string(i), big), WriteOutcome::kCached);
+    ASSERT_LE(c.bytes(), c.capacity_bytes());
+  }
+  EXPECT_LE(c.entries(), 3u);
+  EXPECT_GE(sink.out.size(), 5u);  // dirty victims were written back whole
+  for (const Written& w : sink.out) EXPECT_EQ(w.value.size(), 1u << 20);
+  // Larger than the whole quota: not cached, and an older cached version of
+  // the key is discarded (the caller writes the new one through).
+  HotStateCache small(Opts(GetParam(), 512 << 10), &sink);
+  ASSERT_EQ(*small.Put(0, "k", "old"), WriteOutcome::kCached);
+  ASSERT_EQ(*small.Put(0, "k", big), WriteOutcome::kNotCached);
+  EXPECT_EQ(small.Get(0, "k").kind, Lookup::kMiss);
+  EXPECT_EQ(small.entries(), 0u);
+  EXPECT_EQ(*small.Fill(0, "k", big), WriteOutcome::kNotCached);
+}
+
+TEST_P(HotStateCacheTest, QuotaZero) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 0), &sink);
+  EXPECT_EQ(*c.Put(0, "k", "v"), WriteOutcome::kNotCached);
+  EXPECT_EQ(*c.Remove(0, "k"), WriteOutcome::kNotCached);
+  EXPECT_EQ(*c.Fill(0, "k", "v"), WriteOutcome::kNotCached);
+  EXPECT_EQ(c.Get(0, "k").kind, Lookup::kMiss);
+  EXPECT_EQ(c.entries(), 0u);
+  EXPECT_EQ(c.Stats(0).not_cached, 3u);
+}
+
+TEST_P(HotStateCacheTest, QuotaShrinkWhileFullEvictsDirtyToSink) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 64 << 10), &sink);
+  std::string v(200, 'v');
+  int n = 0;
+  while (c.Stats(0).evictions == 0) {
+    ASSERT_TRUE(c.Put(0, "key" + std::to_string(n++), v).ok());
+  }
+  size_t before = sink.out.size();
+  EXPECT_GT(before, 0u);  // dirty victims, not dropped
+  EXPECT_EQ(c.Stats(0).dirty_writebacks, before);
+  uint64_t entries_full = c.entries();
+  ASSERT_TRUE(c.SetCapacity(16 << 10, 0).ok());
+  EXPECT_LE(c.bytes(), 16u << 10);
+  EXPECT_LT(c.entries(), entries_full / 3);
+  EXPECT_EQ(sink.out.size(), before + (entries_full - c.entries()));
+  // Victims of one call came in batches of at most kMaxBatch.
+  for (size_t b : sink.batch_sizes) EXPECT_LE(b, HotStateCache::kMaxBatch);
+  // Whatever is not cached any more was written back: flush and compare.
+  ASSERT_TRUE(c.FlushAll().ok());
+  std::vector<bool> seen(n, false);
+  for (const Written& w : sink.out) seen[std::stoi(w.key.substr(3))] = true;
+  for (int i = 0; i < n; ++i) EXPECT_TRUE(seen[i]) << i;
+  // Entry cap as well.
+  ASSERT_TRUE(c.SetCapacity(1 << 20, 5).ok());
+  EXPECT_LE(c.entries(), 5u);
+  // Clean victims are just freed.
+  size_t written = sink.out.size();
+  ASSERT_TRUE(c.SetCapacity(1 << 20, 1).ok());
+  EXPECT_EQ(sink.out.size(), written);
+  EXPECT_EQ(c.entries(), 1u);
+}
+
+TEST_P(HotStateCacheTest, FlushIsSortedPerStateAndLeavesClean) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
+  std::vector<std::string> keys = {"b", "a", std::string("\xff", 1), "ab", "",
+                                   std::string("\x00\x01", 2), "ba"};
+  for (uint32_t s : {7u, 3u}) {
+    for (const auto& k : keys) ASSERT_TRUE(c.Put(s, k, "v" + k).ok());
+  }
+  ASSERT_TRUE(c.Remove(3, "zz").ok());
+  ASSERT_TRUE(c.Flush(7).ok());
+  ASSERT_EQ(sink.out.size(), keys.size());
+  for (size_t i = 1; i < sink.out.size(); ++i) {
+    EXPECT_EQ(sink.out[i].state, 7u);
+    EXPECT_LT(sink.out[i - 1].key, sink.out[i].key);  // bytewise
+  }
+  EXPECT_EQ(c.Stats(7).dirty_entries, 0u);
+  EXPECT_EQ(c.Stats(3).dirty_entries, keys.size() + 1);
+  sink.out.clear();
+  ASSERT_TRUE(c.Put(7, "c", "new").ok());
+  ASSERT_TRUE(c.FlushAll().ok());
+  ASSERT_EQ(sink.out.size(), keys.size() + 2);
+  EXPECT_EQ(sink.out.front().state, 3u);
+  EXPECT_EQ(sink.out.back().state, 7u);
+  EXPECT_EQ(sink.out.back().key, "c");
+  EXPECT_EQ(sink.out[keys.size() - 1].key, "zz");  // before "\xff": unsigned bytes
+  EXPECT_TRUE(sink.out[keys.size() - 1].is_delete);
+  EXPECT_EQ(c.Stats(3).tombstones, 1u);
+  sink.out.clear();
+  ASSERT_TRUE(c.FlushAll().ok());
+  EXPECT_TRUE(sink.out.empty());
+  EXPECT_EQ(c.Get(7, "a").value(), "va");  // still cached
+}
+
+TEST_P(HotStateCacheTest, WriteBackDirtyHonoursTheBound) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(c.Put(0, "k" + std::to_string(i), "value").ok());
+  uint64_t all = c.dirty_bytes();
+  ASSERT_TRUE(c.WriteBackDirty(all / 2).ok());
+  EXPECT_LE(c.dirty_bytes(), all / 2);
+  EXPECT_GT(c.dirty_bytes(), all / 2 - HotStateCache::ChargeFor(3, 5) - 1);
+  EXPECT_EQ(c.entries(), 100u);
+  EXPECT_EQ(sink.out.size(), 100u - c.Stats(0).dirty_entries);
+  ASSERT_TRUE(c.WriteBackDirty(0).ok());
+  EXPECT_EQ(c.dirty_bytes(), 0u);
+  EXPECT_EQ(sink.out.size(), 100u);
+}
+
+TEST_P(HotStateCacheTest, DropStateAndClear) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(c.Put(1, "k" + std::to_string(i), "one").ok());
+    ASSERT_TRUE(c.Put(2, "k" + std::to_string(i), "two").ok());
+  }
+  c.DropState(1);
+  EXPECT_EQ(c.Stats(1).entries, 0u);
+  EXPECT_EQ(c.Stats(1).bytes, 0u);
+  EXPECT_EQ(c.Get(1, "k3").kind, Lookup::kMiss);
+  EXPECT_EQ(c.Get(2, "k3").value(), "two");
+  EXPECT_EQ(c.entries(), 50u);
+  EXPECT_TRUE(sink.out.empty());  // dropped, not written back
+  c.Clear();
+  EXPECT_EQ(c.entries(), 0u);
+  EXPECT_EQ(c.bytes(), 0u);
+  EXPECT_EQ(c.dirty_bytes(), 0u);
+  EXPECT_EQ(c.Get(2, "k3").kind, Lookup::kMiss);
+  EXPECT_TRUE(sink.out.empty());
+  // Usable again after clear.
+  ASSERT_TRUE(c.Put(2, "k3", "again").ok());
+  EXPECT_EQ(c.Get(2, "k3").value(), "again");
+  EXPECT_EQ(c.Stats(2).puts, 51u);
+}
+
+TEST_P(HotStateCacheTest, Statistics) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
+  ASSERT_TRUE(c.Put(4, "a", "1").ok());
+  ASSERT_TRUE(c.Remove(4, "b").ok());
+  ASSERT_TRUE(c.Fill(4, "c", "3").ok());
+  (void)c.Get(4, "a");
+  (void)c.Get(4, "b");
+  (void)c.Get(4, "x");
+  CacheStats s = c.Stats(4);
+  EXPECT_EQ(s.hits, 1u);
+  EXPECT_EQ(s.absent_hits, 1u);
+  EXPECT_EQ(s.misses, 1u);
+  EXPECT_EQ(s.puts, 1u);
+  EXPECT_EQ(s.removes, 1u);
+  EXPECT_EQ(s.fills, 1u);
+  EXPECT_EQ(s.entries, 3u);
+  EXPECT_EQ(s.dirty_entries, 2u);
+  EXPECT_EQ(s.bytes, RealCharge(1, 1) * 2 + RealCharge(1, 0));
+  EXPECT_EQ(s.bytes, c.bytes());
+  EXPECT_FALSE(s.bypassed_now);
+  EXPECT_EQ(c.Stats(99).entries, 0u);
+  CacheStats t = c.TotalStats();
+  EXPECT_EQ(t.entries, 3u);
+  EXPECT_EQ(t.hits, 1u);
+}
+
+TEST_P(HotStateCacheTest, InvalidArguments) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
+  EXPECT_FALSE(c.Put(HotStateCache::kMaxStates, "k", "v").ok());
+  EXPECT_FALSE(c.Flush(HotStateCache::kMaxStates).ok());
+  EXPECT_EQ(c.Get(HotStateCache::kMaxStates, "k").kind, Lookup::kBypass);
+  std::string long_key(HotStateCache::kMaxKeyBytes + 1, 'k');
+  EXPECT_EQ(c.Get(0, long_key).kind, Lookup::kBypass);
+  EXPECT_EQ(*c.Put(0, long_key, "v"), WriteOutcome::kNotCached);
+  std::string max_key(HotStateCache::kMaxKeyBytes, 'k');
+  EXPECT_EQ(*c.Put(0, max_key, "v"), WriteOutcome::kCached);
+  EXPECT_EQ(c.Get(0, max_key).value(), "v");
+}
+
+TEST_P(HotStateCacheTest, SinkErrorIsReturned) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 4096), &sink);
+  sink.fail = true;
+  Status last;
+  for (int i = 0; i < 100 && last.ok(); ++i) {
+    auto r = c.Put(0, "k" + std::to_string(i), std::string(100, 'v'));
+    if (!r.ok()) last = r.status();
+  }
+  EXPECT_EQ(last.code(), Status::Code::kInternal);
+  EXPECT_LE(c.bytes(), c.capacity_bytes());
+}
+
+TEST_P(HotStateCacheTest, AccountingMatchesTheAllocator) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 64 << 20), &sink);
+  for (int i = 0; i < 20000; ++i) {
+    std::string key(16, 'k');
+    std::memcpy(&key[0], &i, sizeof(i));
+    ASSERT_TRUE(c.Put(0, key, std::string(64, 'v')).ok());
+  }
+  // Charged = malloc_usable_size(4 + key + value) + 40 (= key + value + 48
+  // with glibc for this size; glibc may hand out a slightly larger chunk than
+  // asked, which is charged too), never below what the allocator holds for
+  // the cache's structures.
+  EXPECT_GE(c.bytes(), 20000u * RealCharge(16, 64));
+  EXPECT_LE(c.bytes(), 20000u * (RealCharge(16, 64) + 16));
+  uint64_t blocks = c.bytes() - 20000u * HotStateCache::kEntryOverheadBytes;
+  // Records, buckets and sketch together stay within the 40 bytes charged.
+  EXPECT_LE(c.AllocatedBytes() - blocks, 20000u * HotStateCache::kEntryOverheadBytes + (1u << 15));
+}
+
+TEST(HotStateCachePolicy, LruEvictsLeastRecentlyUsed) {
+  RecordingSink sink;
+  HotStateCache c(Opts(CachePolicy::kLru, 1 << 20, 3), &sink);
+  ASSERT_TRUE(c.Fill(0, "k1", "1").ok());
+  ASSERT_TRUE(c.Fill(0, "k2", "2").ok());
+  ASSERT_TRUE(c.Fill(0, "k3", "3").ok());
+  (void)c.Get(0, "k1");
+  ASSERT_TRUE(c.Fill(0, "k4", "4").ok());
+  EXPECT_EQ(c.Get(0, "k2").kind, Lookup::kMiss);
+  EXPECT_EQ(c.Get(0, "k1").kind, Lookup::kHit);
+  EXPECT_EQ(c.Get(0, "k3").kind, Lookup::kHit);
+  EXPECT_EQ(c.Get(0, "k4").kind, Lookup::kHit);
+}
+
+TEST(HotStateCachePolicy, WTinyLfuResistsScans) {
+  RecordingSink sink;
+  HotStateCache c(Opts(CachePolicy::kWTinyLfu, 1 << 30, 1000), &sink);
+  // A hot set seen many times, then a long scan of one-hit keys.
+  for (int round = 0; round < 20; ++round) {
+    for (int i = 0; i < 500; ++i) {
+      std::string k = "hot" + std::to_string(i);
+      if (c.Get(0, k).kind == Lookup::kMiss) {
+        ASSERT_TRUE(c.Fill(0, k, "h").ok());
+      }
+    }
+  }
+  for (int i = 0; i < 50000; ++i) {
+    std::string k = "scan" + std::to_string(i);
+    if (c.Get(0, k).kind == Lookup::kMiss) {
+      ASSERT_TRUE(c.Fill(0, k, "s").ok());
+    }
+  }
+  int hot_hits = 0;
+  for (int i = 0; i < 500; ++i) {
+    hot_hits += c.Get(0, "hot" + std::to_string(i)).kind == Lookup::kHit;
+  }
+  EXPECT_GE(hot_hits, 490);
+  // LRU loses all of them.
+  HotStateCache lru(Opts(CachePolicy::kLru, 1 << 30, 1000), &sink);
+  for (int i = 0; i < 500; ++i) ASSERT_TRUE(lru.Fill(0, "hot" + std::to_string(i), "h").ok());
+  for (int i = 0; i < 5000; ++i) ASSERT_TRUE(lru.Fill(0, "scan" + std::to_string(i), "s").ok());
+  EXPECT_EQ(lru.Get(0, "hot1").kind, Lookup::kMiss);
+}
+
+TEST(HotStateCacheBypass, EntersProbesAndLeaves) {
+  RecordingSink sink;
+  CacheOptions o = Opts(CachePolicy::kWTinyLfu, 1 << 20);
+  o.bypass_threshold = 0.3;
+  o.bypass_window = 100;
+  o.bypass_enter_windows = 2;
+  o.bypass_probe_interval = 500;
+  HotStateCache c(o, &sink);
+  ASSERT_TRUE(c.Put(1, "kept", "dirty").ok());
+  // All misses: after two windows the state is bypassed.
+  int i = 0;
+  for (; i < 200; ++i) {
+    std::string k = "miss" + std::to_string(i);
+    ASSERT_EQ(c.Get(1, k).kind, Lookup::kMiss) << i;
+  }
+  EXPECT_TRUE(c.IsBypassed(1));
+  EXPECT_EQ(c.Stats(1).bypass_entered, 1u);
+  EXPECT_FALSE(c.IsBypassed(2));
+  // Bypassed: unknown keys answer kBypass, writes of unknown keys are not
+  // cached, fills are refused; cached keys are still served and updated.
+  EXPECT_EQ(c.Get(1, "other").kind, Lookup::kBypass);
+  EXPECT_EQ(*c.Put(1, "new", "v"), WriteOutcome::kNotCached);
+  EXPECT_EQ(*c.Remove(1, "new"), WriteOutcome::kNotCached);
+  EXPECT_EQ(*c.Fill(1, "other", "v"), WriteOutcome::kNotCached);
+  EXPECT_EQ(c.Get(1, "kept").value(), "dirty");
+  EXPECT_EQ(*c.Put(1, "kept", "dirty2"), WriteOutcome::kCached);
+  EXPECT_EQ(c.Get(1, "kept").value(), "dirty2");
+  // After the probe interval the state is probed (cached again); a window of
+  // hits keeps it cached.
+  for (int j = 0; j < 500 && c.IsBypassed(1); ++j) (void)c.Get(1, "x" + std::to_string(j));
+  EXPECT_FALSE(c.IsBypassed(1));
+  for (int j = 0; j < 100; ++j) EXPECT_EQ(c.Get(1, "kept").kind, Lookup::kHit);
+  EXPECT_FALSE(c.IsBypassed(1));
+  EXPECT_GT(c.Stats(1).window_hit_ratio, 0.9);
+  // Two low windows bypass it again; a failed probe goes back to bypass after
+  // one window, with a doubled interval.
+  for (int j = 0; j < 200; ++j) (void)c.Get(1, "y" + std::to_string(j));
+  EXPECT_TRUE(c.IsBypassed(1));
+  for (int j = 0; j < 499; ++j) (void)c.Get(1, "z" + std::to_string(j));
+  EXPECT_TRUE(c.IsBypassed(1));
+  (void)c.Get(1, "z");
+  EXPECT_FALSE(c.IsBypassed(1));  // probing again after exactly 500 gets
+  for (int j = 0; j < 100; ++j) (void)c.Get(1, "w" + std::to_string(j));
+  EXPECT_TRUE(c.IsBypassed(1));  // probe failed
+  for (int j = 0; j < 600; ++j) (void)c.Get(1, "v" + std::to_string(j));
+  EXPECT_TRUE(c.IsBypassed(1));  // interval doubled to 1000
+  EXPECT_EQ(c.Stats(1).bypass_entered, 3u);
+}
+
+TEST(HotStateCacheBypass, OffByDefault) {
+  RecordingSink sink;
+  HotStateCache c(Opts(CachePolicy::kWTinyLfu, 1 << 20), &sink);
+  for (int i = 0; i < 100000; ++i) (void)c.Get(0, std::to_string(i));
+  EXPECT_FALSE(c.IsBypassed(0));
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, HotStateCacheTest,
+                         ::testing::Values(CachePolicy::kWTinyLfu, CachePolicy::kLru),
+                         [](const ::testing::TestParamInfo<CachePolicy>& p) {
+                           return p.param == CachePolicy::kLru ? "Lru" : "WTinyLfu";
+                         });
+
+}  // namespace
+}  // namespace falcon

@@ -1,0 +1,156 @@
+// Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+
+#include "falcon/memory_budget.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "falcon/hot_state_cache.h"
+
+namespace falcon {
+namespace {
+
+class CountingSink : public WriteBackSink {
+ public:
+  Status Write(const DirtyEntry* entries, size_t count) override {
+    written += count;
+    return Status::OK();
+  }
+  uint64_t written = 0;
+};
+
+TEST(MemoryBudget, RejectsBadArguments) {
+  EXPECT_FALSE(MemoryBudget::Create(1 << 20, 0, 0).ok());
+  EXPECT_FALSE(MemoryBudget::Create(1 << 20, 1, 2).ok());
+  auto b = MemoryBudget::Create(1 << 20, 0, 2);
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE((*b)->Register(2, 1.0, "x").ok());
+  EXPECT_FALSE((*b)->Register(0, 0.0, "x").ok());
+  EXPECT_FALSE((*b)->Register(0, -1.0, "x").ok());
+  EXPECT_FALSE((*b)->Register(0, 1.0 / 0.0, "x").ok());
+}
+
+TEST(MemoryBudget, DividesSlotsThenSubtasksByWeight) {
+  auto b = MemoryBudget::Create(400 << 20, 4000, 4);
+  ASSERT_TRUE(b.ok());
+  std::shared_ptr<MemoryBudget> budget = *b;
+  EXPECT_EQ(budget->slot_bytes(), 100u << 20);
+  EXPECT_EQ(budget->slot_entries(), 1000u);
+  auto a = budget->Register(0, 1.0, "a");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ((*a)->quota_bytes(), 100u << 20);
+  EXPECT_EQ((*a)->quota_entries(), 1000u);
+  auto c = budget->Register(0, 3.0, "c");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ((*a)->quota_bytes(), 25u << 20);
+  EXPECT_EQ((*c)->quota_bytes(), 75u << 20);
+  EXPECT_EQ((*a)->quota_entries(), 250u);
+  EXPECT_EQ((*c)->quota_entries(), 750u);
+  // Another slot is independent.
+  auto d = budget->Register(1, 0.5, "d");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ((*d)->quota_bytes(), 100u << 20);
+  EXPECT_EQ((*a)->quota_bytes(), 25u << 20);
+  EXPECT_EQ(budget->subtasks_in_slot(0), 2u);
+  // Leaving gives the share back.
+  uint64_t gen = (*c)->generation();
+  a->reset();
+  EXPECT_EQ((*c)->quota_bytes(), 100u << 20);
+  EXPECT_GT((*c)->generation(), gen);
+  EXPECT_EQ(budget->subtasks_in_slot(0), 1u);
+}
+
+TEST(MemoryBudget, SharesNeverExceedTheSlot) {
+  auto b = MemoryBudget::Create(1000, 0, 1);
+  ASSERT_TRUE(b.ok());
+  std::vector<std::unique_ptr<BudgetLease>> leases;
+  for (int i = 0; i < 7; ++i) {
+    auto l = (*b)->Register(0, 1.0 + i * 0.37, "s" + std::to_string(i));
+    ASSERT_TRUE(l.ok());
+    leases.push_back(std::move(*l));
+  }
+  uint64_t sum = 0;
+  for (auto& l : leases) {
+    sum += l->quota_bytes();
+    EXPECT_EQ(l->quota_entries(), 0u);
+  }
+  EXPECT_LE(sum, 1000u);
+  EXPECT_GE(sum, 1000u - 7);
+}
+
+TEST(MemoryBudget, LeaseKeepsBudgetAlive) {
+  std::unique_ptr<BudgetLease> lease;
+  {
+    auto b = MemoryBudget::Create(1 << 20, 0, 1);
+    ASSERT_TRUE(b.ok());
+    auto l = (*b)->Register(0, 1.0, "only");
+    ASSERT_TRUE(l.ok());
+    lease = std::move(*l);
+  }
+  EXPECT_EQ(lease->quota_bytes(), 1u << 20);
+  lease.reset();  // must not touch a freed budget (ASan)
+}
+
+TEST(MemoryBudget, DescribeGivesLogFacts) {
+  auto b = MemoryBudget::Create(2u << 30, 0, 2);
+  ASSERT_TRUE(b.ok());
+  auto x = (*b)->Register(1, 0.25, "Window(...) (1/2)#0");
+  auto y = (*b)->Register(1, 0.75, "Join (2/2)#0");
+  ASSERT_TRUE(x.ok() && y.ok());
+  BudgetFacts f = (*b)->Describe(64);
+  EXPECT_EQ(f.slots, 2u);
+  EXPECT_EQ(f.slot_bytes, 1u << 30);
+  // 64 bytes key+value cost ChargeFor(0, 64) bytes each.
+  EXPECT_EQ(f.slot_entries, (1u << 30) / HotStateCache::ChargeFor(0, 64));
+  ASSERT_EQ(f.subtasks.size(), 2u);
+  EXPECT_EQ(f.subtasks[0].name, "Window(...) (1/2)#0");
+  EXPECT_EQ(f.subtasks[0].subtasks_in_slot, 2u);
+  EXPECT_EQ(f.subtasks[0].bytes, (1u << 30) / 4);
+  EXPECT_EQ(f.subtasks[1].bytes, (1u << 30) / 4 * 3);
+  EXPECT_EQ(MemoryBudget::EstimateEntries(1 << 20, 100, 64), 100u);
+}
+
+TEST(MemoryBudget, CacheShrinksToItsNewQuota) {
+  auto b = MemoryBudget::Create(64 << 10, 0, 1);
+  ASSERT_TRUE(b.ok());
+  auto first = (*b)->Register(0, 1.0, "first");
+  ASSERT_TRUE(first.ok());
+  CountingSink sink;
+  CacheOptions o;
+  HotStateCache cache(o, &sink, first->get());
+  EXPECT_EQ(cache.capacity_bytes(), 64u << 10);
+  std::string value(100, 'v');
+  for (int i = 0; i < 2000; ++i) {
+    auto r = cache.Put(0, "key" + std::to_string(i), value);
+    ASSERT_TRUE(r.ok());
+  }
+  EXPECT_LE(cache.bytes(), 64u << 10);
+  EXPECT_GT(cache.bytes(), 60u << 10);
+  // A second subtask with three times the weight joins: quota drops to 1/4.
+  auto second = (*b)->Register(0, 3.0, "second");
+  ASSERT_TRUE(second.ok());
+  EXPECT_GT(cache.bytes(), 16u << 10);  // not yet observed
+  ASSERT_TRUE(cache.ShrinkToQuota().ok());
+  EXPECT_EQ(cache.capacity_bytes(), 16u << 10);
+  EXPECT_LE(cache.bytes(), 16u << 10);
+  EXPECT_GT(sink.written, 0u);  // dirty victims were written back
+  // The other one leaves: the quota grows back, observed on the next put.
+  second->reset();
+  ASSERT_TRUE(cache.Put(0, "again", value).ok());
+  EXPECT_EQ(cache.capacity_bytes(), 64u << 10);
+  // Quota 0 (a budget of zero bytes): nothing is cached.
+  auto zero = MemoryBudget::Create(0, 0, 1);
+  ASSERT_TRUE(zero.ok());
+  auto lz = (*zero)->Register(0, 1.0, "zero");
+  ASSERT_TRUE(lz.ok());
+  HotStateCache none(o, &sink, lz->get());
+  auto r = none.Put(0, "k", "v");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, WriteOutcome::kNotCached);
+  EXPECT_EQ(none.entries(), 0u);
+  EXPECT_FALSE(none.SetCapacity(1, 1).ok());  // capacity comes from the lease
+}
+
+}  // namespace
+}  // namespace falcon
