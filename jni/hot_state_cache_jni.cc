@@ -108,10 +108,19 @@ class BufferSink final : public WriteBackSink {
   size_t read_pos_ = 0;
 };
 
-// What a Java handle owns.
+// What a Java handle owns. Members are destroyed in reverse order: the cache
+// before the lease it reads its quota from, both before the sink.
 struct NativeCache {
   BufferSink sink;
+  std::unique_ptr<BudgetLease> lease;  // null: fixed bounds from the options
   std::unique_ptr<HotStateCache> cache;
+  // Dirty-byte cap (0 = none): after a Put/Remove that leaves more dirty bytes
+  // than this, the coldest dirty entries are written back down to
+  // dirty_low_water (their records join the pending write-backs the caller
+  // drains anyway), so the synchronous checkpoint phase flushes a bounded
+  // amount. One comparison per write; no extra JNI crossing.
+  uint64_t dirty_cap = 0;
+  uint64_t dirty_low_water = 0;
 };
 
 NativeCache* Checked(JNIEnv* env, jlong handle) {
@@ -170,8 +179,15 @@ class KeyCopy {
   size_t size_ = 0;
 };
 
-jint WriteCode(NativeCache* nc, WriteOutcome outcome) {
+jint WriteCode(JNIEnv* env, NativeCache* nc, WriteOutcome outcome) {
   jint code = outcome == WriteOutcome::kNotCached ? kWriteNotCached : 0;
+  if (nc->dirty_cap != 0 && nc->cache->dirty_bytes() > nc->dirty_cap) {
+    Status s = nc->cache->WriteBackDirty(nc->dirty_low_water);
+    if (!s.ok()) {
+      ThrowStatus(env, s);
+      return kErrorReturn;
+    }
+  }
   if (nc->sink.has_pending()) code |= kWritePending;
   return code;
 }
@@ -180,10 +196,19 @@ jint PendingCode(NativeCache* nc) {
   return nc->sink.has_pending() ? kWritePending : 0;
 }
 
+// lease: 0, or a lease handle from NativeMemoryBudget, owned by the cache from
+// here on (also when creation fails). dirty_cap: 0 = none.
 jlong Create(JNIEnv* env, jclass, jint policy, jlong max_bytes,
              jlong max_entries, jdouble bypass_threshold, jint bypass_window,
-             jint bypass_probe_interval) {
+             jint bypass_probe_interval, jlong lease, jlong dirty_cap,
+             jlong dirty_low_water) {
+  std::unique_ptr<BudgetLease> owned_lease(lease == 0 ? nullptr
+                                                      : FromHandle<BudgetLease>(lease));
   return GuardJni<jlong>(env, 0, [&]() -> jlong {
+    if (dirty_cap < 0 || dirty_low_water < 0 || dirty_low_water > dirty_cap) {
+      ThrowIllegalArgument(env, "falcon: bad dirty-byte cap");
+      return 0;
+    }
     if (policy < 0 || policy > 1) {
       ThrowIllegalArgument(env, "falcon: unknown cache policy");
       return 0;
@@ -201,7 +226,10 @@ jlong Create(JNIEnv* env, jclass, jint policy, jlong max_bytes,
     options.bypass_window = static_cast<uint32_t>(bypass_window);
     options.bypass_probe_interval = static_cast<uint32_t>(bypass_probe_interval);
     auto nc = std::make_unique<NativeCache>();
-    nc->cache = std::make_unique<HotStateCache>(options, &nc->sink);
+    nc->lease = std::move(owned_lease);
+    nc->dirty_cap = static_cast<uint64_t>(dirty_cap);
+    nc->dirty_low_water = static_cast<uint64_t>(dirty_low_water);
+    nc->cache = std::make_unique<HotStateCache>(options, &nc->sink, nc->lease.get());
     return ToHandle(nc.release());
   });
 }
@@ -268,7 +296,7 @@ jint Put(JNIEnv* env, jclass, jlong handle, jint state_id, jbyteArray key,
       ThrowStatus(env, r.status());
       return kErrorReturn;
     }
-    return WriteCode(nc, *r);
+    return WriteCode(env, nc, *r);
   });
 }
 
@@ -302,7 +330,7 @@ jint Fill(JNIEnv* env, jclass, jlong handle, jint state_id, jbyteArray key,
       ThrowStatus(env, r.status());
       return kErrorReturn;
     }
-    return WriteCode(nc, *r);
+    return WriteCode(env, nc, *r);
   });
 }
 
@@ -319,7 +347,7 @@ jint Remove(JNIEnv* env, jclass, jlong handle, jint state_id, jbyteArray key,
       ThrowStatus(env, r.status());
       return kErrorReturn;
     }
-    return WriteCode(nc, *r);
+    return WriteCode(env, nc, *r);
   });
 }
 
@@ -376,6 +404,43 @@ jint SetCapacity(JNIEnv* env, jclass, jlong handle, jlong max_bytes,
       return kErrorReturn;
     }
     return PendingCode(nc);
+  });
+}
+
+// Re-reads the lease quota and evicts down to it (no-op without a lease).
+jint ShrinkToQuota(JNIEnv* env, jclass, jlong handle) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr) return kErrorReturn;
+    if (nc->lease != nullptr) {
+      Status s = nc->cache->ShrinkToQuota();
+      if (!s.ok()) {
+        ThrowStatus(env, s);
+        return kErrorReturn;
+      }
+    }
+    return PendingCode(nc);
+  });
+}
+
+// The lease's current quota: [bytes, entries]; the fixed bounds without one.
+void Quota(JNIEnv* env, jclass, jlong handle, jlongArray out) {
+  GuardJniVoid(env, [&] {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr) return;
+    if (out == nullptr || env->GetArrayLength(out) < 2) {
+      ThrowIndexOutOfBounds(env, "falcon: quota array too short");
+      return;
+    }
+    jlong v[2];
+    if (nc->lease != nullptr) {
+      v[0] = static_cast<jlong>(nc->lease->quota_bytes());
+      v[1] = static_cast<jlong>(nc->lease->quota_entries());
+    } else {
+      v[0] = static_cast<jlong>(nc->cache->capacity_bytes());
+      v[1] = static_cast<jlong>(nc->cache->capacity_entries());
+    }
+    env->SetLongArrayRegion(out, 0, 2, v);
   });
 }
 
@@ -481,7 +546,9 @@ jlong ChargeFor(JNIEnv* env, jclass, jint key_size, jint value_size) {
 
 bool RegisterHotStateCache(JNIEnv* env) {
   static const JNINativeMethod kMethods[] = {
-      FALCON_NATIVE("nativeCreate", "(IJJDII)J", Create),
+      FALCON_NATIVE("nativeCreate", "(IJJDIIJJJ)J", Create),
+      FALCON_NATIVE("nativeShrinkToQuota", "(J)I", ShrinkToQuota),
+      FALCON_NATIVE("nativeQuota", "(J[J)V", Quota),
       FALCON_NATIVE("nativeDispose", "(J)V", Dispose),
       FALCON_NATIVE("nativeGet", "(JI[BI[B)I", Get),
       FALCON_NATIVE("nativePut", "(JI[BI[BI)I", Put),

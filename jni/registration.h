@@ -15,6 +15,7 @@ namespace falcon::jni {
 bool RegisterFalconNative(JNIEnv* env);
 bool RegisterTuningAdvisor(JNIEnv* env);
 bool RegisterHotStateCache(JNIEnv* env);
+bool RegisterMemoryBudget(JNIEnv* env);
 
 }  // namespace falcon::jni
 

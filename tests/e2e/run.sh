@@ -56,7 +56,14 @@ trap 'echo "e2e: interrupted (timeout?)" >&2; exit 143' TERM INT
 pass() { PASSED=$((PASSED + 1)); printf 'PASS %-20s (%ss) %s\n' "$1" "$2" "${3:-}"; }
 fail() {
   FAILED=$((FAILED + 1)); printf 'FAIL %-20s (%ss) %s\n' "$1" "$2" "$3"
-  echo "  logs: $HOME_DIR/log" >&2
+  echo "  logs: $HOME_DIR/log; first errors there:" >&2
+  grep -h -m3 'ERROR\|Exception' "$HOME_DIR"/log/*.log 2>/dev/null | cut -c1-300 | head -n 12 | sed 's/^/    /' >&2
+}
+# Setup failed: no scenario can run.
+setup_failed() {
+  printf 'FAIL %-20s %s\n' setup "$1"
+  echo "0 passed, 1 failed"
+  exit 1
 }
 
 # -- the job ---------------------------------------------------------------------------------
@@ -78,7 +85,7 @@ submit() {  # submit [CLI options] -- [e2e_job_args arguments]
 
 tm_log() { echo "$HOME_DIR/log/flink-taskexecutor-$1.log"; }
 
-# Samples the RSS of every JVM this run started, once a second, into $RUN_DIR/rss.log.
+# Samples the RSS of every TaskManager started so far (tm.pids), once a second, into rss.log.
 start_rss_sampler() {
   (
     while true; do
@@ -106,16 +113,16 @@ elapsed() { echo $((SECONDS - $1)); }
 
 t0=$SECONDS
 rm -rf "$RUN_DIR" && mkdir -p "$RUN_DIR"
-flink_assemble || exit 1
+flink_assemble || setup_failed "cannot assemble Flink $FLINK_VERSION"
 
 FALCON_JAR="${FALCON_JAR:-$FALCON_ROOT/java/falcon-flink/target/falcon-flink-$FALCON_VERSION.jar}"
 if [[ ! -f "$FALCON_JAR" ]]; then
   log "building $FALCON_JAR"
-  mvn_cmd -q package -DskipTests -pl falcon-flink -am || die "cannot build the Falcon jar"
+  mvn_cmd -q package -DskipTests -pl falcon-flink -am || setup_failed "cannot build the Falcon jar"
 fi
 FALCON_NATIVE="${FALCON_NATIVE:-$(native_library)}"
-[[ -f "$FALCON_NATIVE" ]] || die "no $FALCON_NATIVE (build the dev preset first)"
-e2e_job_build || die "cannot build the e2e job"
+[[ -f "$FALCON_NATIVE" ]] || setup_failed "no $FALCON_NATIVE (build the dev preset first)"
+e2e_job_build || setup_failed "cannot build the $E2E_JOB job"
 
 log "installing Flink $FLINK_VERSION + Falcon $FALCON_VERSION into $HOME_DIR"
 flink_install "$HOME_DIR"
@@ -129,7 +136,7 @@ log "cluster 1: Falcon installed (jar + libfalcon_jni.so + conf lines)"
 t=$SECONDS
 # Local recovery, as an operator enables it (used by the variant-local-recovery scenario).
 flink_conf_set "$HOME_DIR" state.backend.local-recovery true
-start_cluster 1 || { fail cluster-start "$(elapsed "$t")" "cluster did not start"; echo "$PASSED passed, $FAILED failed"; exit 1; }
+start_cluster 1 || setup_failed "cluster 1 did not start"
 echo "JobManager and TaskManager up in $(elapsed "$t") s"
 start_rss_sampler
 

@@ -48,24 +48,62 @@ public final class FalconOptions {
                             "Eviction policy of the hot-state cache: 'w-tinylfu' (frequency-aware "
                                     + "and scan-resistant; the default) or 'lru' (the baseline).");
 
+    public static final ConfigOption<Double> CACHE_MANAGED_MEMORY_SHARE =
+            ConfigOptions.key(PREFIX + "cache.managed-memory-share")
+                    .doubleType()
+                    .defaultValue(0.25)
+                    .withDescription(
+                            "Share a of the state-backend managed memory f of each slot that the "
+                                    + "hot-state cache reserves (a*f); RocksDB's block cache and "
+                                    + "write buffers get the rest, (1-a)*f, so the TaskManager "
+                                    + "stays within its Flink memory model. The slot's cache "
+                                    + "budget is divided among its keyed subtasks by their "
+                                    + "managed-memory fractions. Allowed: 0 (the cache takes no "
+                                    + "managed memory; then only cache.size-per-subtask sizes it) "
+                                    + "up to 0.9.");
+
+    public static final ConfigOption<Long> CACHE_ENTRIES_PER_TASKMANAGER =
+            ConfigOptions.key(PREFIX + "cache.entries-per-taskmanager")
+                    .longType()
+                    .defaultValue(0L)
+                    .withDescription(
+                            "Optional cap on the number of cached states (entries) per "
+                                    + "TaskManager, on top of the byte budget: each slot gets "
+                                    + "floor(cap / taskmanager.numberOfTaskSlots) (at least 1), "
+                                    + "shared by its keyed subtasks like the bytes. 0 means no cap.");
+
     public static final ConfigOption<MemorySize> CACHE_SIZE_PER_SUBTASK =
             ConfigOptions.key(PREFIX + "cache.size-per-subtask")
                     .memoryType()
-                    .defaultValue(MemorySize.parse("32mb"))
+                    .defaultValue(MemorySize.ZERO)
                     .withDescription(
-                            "Bytes each keyed subtask's cache may hold (key + value + a fixed "
-                                    + "per-entry overhead). This fixed size is taken in addition "
-                                    + "to Flink's managed memory until the managed-memory budget "
-                                    + "replaces it; account for it in "
-                                    + "taskmanager.memory.task.off-heap.size. 0 turns the cache off.");
+                            "Explicit override: when above 0, every keyed subtask's cache holds "
+                                    + "this many bytes (key + value + a fixed per-entry overhead) "
+                                    + "taken outside managed memory (account for it in "
+                                    + "taskmanager.memory.task.off-heap.size), and "
+                                    + "cache.managed-memory-share is not used. 0 (the default) "
+                                    + "sizes the cache from managed memory. Allowed: 0 to 1 tb.");
 
     public static final ConfigOption<Long> CACHE_ENTRIES_PER_SUBTASK =
             ConfigOptions.key(PREFIX + "cache.entries-per-subtask")
                     .longType()
                     .defaultValue(0L)
                     .withDescription(
-                            "Optional cap on the number of entries each keyed subtask's cache "
-                                    + "holds, on top of the byte bound. 0 means no cap.");
+                            "With cache.size-per-subtask only: a cap on the number of entries "
+                                    + "each keyed subtask's cache holds, on top of the byte bound. "
+                                    + "0 means no cap.");
+
+    public static final ConfigOption<MemorySize> CACHE_MAX_DIRTY_BYTES =
+            ConfigOptions.key(PREFIX + "cache.max-dirty-bytes")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("16mb"))
+                    .withDescription(
+                            "Cap on the dirty (not yet written back) bytes of each keyed "
+                                    + "subtask's cache. When a write leaves more, the coldest "
+                                    + "dirty entries are written back to RocksDB until half the "
+                                    + "cap stays dirty, so the synchronous phase of a checkpoint "
+                                    + "flushes at most this much. 0 means no cap. Allowed: 0 to "
+                                    + "1 tb.");
 
     public static final ConfigOption<Double> CACHE_BYPASS_HIT_RATIO =
             ConfigOptions.key(PREFIX + "cache.bypass-hit-ratio")
@@ -114,8 +152,11 @@ public final class FalconOptions {
                         NATIVE_REQUIRED,
                         CACHE_ENABLED,
                         CACHE_POLICY,
+                        CACHE_MANAGED_MEMORY_SHARE,
+                        CACHE_ENTRIES_PER_TASKMANAGER,
                         CACHE_SIZE_PER_SUBTASK,
                         CACHE_ENTRIES_PER_SUBTASK,
+                        CACHE_MAX_DIRTY_BYTES,
                         CACHE_BYPASS_HIT_RATIO,
                         TUNING_VALUE_STATE_HASH_MEMTABLE,
                         TUNING_MAP_STATE_RANGE_FILTER));

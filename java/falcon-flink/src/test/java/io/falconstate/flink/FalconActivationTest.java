@@ -125,7 +125,7 @@ class FalconActivationTest {
                                     + NativeLibrary.jarVersion()
                                     + " enabled (native "
                                     + new File(nativeLibrary.path()).getAbsolutePath()
-                                    + "): cache off (none), value-state hash memtable off,"
+                                    + "): cache on (w-tinylfu), value-state hash memtable off,"
                                     + " map-state range filter off");
         }
         assertThat(NativeLibrary.jarVersion()).matches("\\d+\\.\\d+\\.\\d+.*");

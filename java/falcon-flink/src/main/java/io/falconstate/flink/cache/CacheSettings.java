@@ -13,14 +13,18 @@ import java.io.Serializable;
 import java.util.Locale;
 
 /**
- * The hot-state cache settings of one job (size, policy, bypass; whether the cache is on at all
- * is {@code FalconOptions#CACHE_ENABLED}), read and validated from the configuration ({@code
- * state.backend.falcon.cache.*}). Immutable and serializable: it travels with the state backend
- * from the client to the TaskManagers.
+ * The hot-state cache settings of one job (budget, policy, bypass, dirty cap; whether the cache
+ * is on at all is {@code FalconOptions#CACHE_ENABLED}), read and validated from the configuration
+ * ({@code state.backend.falcon.cache.*}). Immutable and serializable: it travels with the state
+ * backend from the client to the TaskManagers.
+ *
+ * <p>Two ways to size the cache (docs/cache.md, "Memory budget"): from managed memory (share
+ * {@link #managedMemoryShare()} of the state-backend fraction, the default), or, when {@link
+ * #fixedBytesPerSubtask()} is above 0, a fixed size per subtask outside managed memory.
  */
 public final class CacheSettings implements Serializable {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
     /** Gets per measurement window of the adaptive bypass. */
     static final int BYPASS_WINDOW = 20_000;
@@ -28,19 +32,33 @@ public final class CacheSettings implements Serializable {
     /** Gets a bypassed state waits before it is probed again. */
     static final int BYPASS_PROBE_INTERVAL = 200_000;
 
+    /** Largest share of the state-backend managed memory the cache may take. */
+    public static final double MAX_MANAGED_MEMORY_SHARE = 0.9;
+
+    private static final long MAX_BYTES = 1L << 40;
+
     private final String policy;
-    private final long bytesPerSubtask;
-    private final long entriesPerSubtask;
+    private final double managedMemoryShare;
+    private final long entriesPerTaskManager;
+    private final long fixedBytesPerSubtask;
+    private final long fixedEntriesPerSubtask;
+    private final long maxDirtyBytes;
     private final double bypassHitRatio;
 
     private CacheSettings(
             String policy,
-            long bytesPerSubtask,
-            long entriesPerSubtask,
+            double managedMemoryShare,
+            long entriesPerTaskManager,
+            long fixedBytesPerSubtask,
+            long fixedEntriesPerSubtask,
+            long maxDirtyBytes,
             double bypassHitRatio) {
         this.policy = policy;
-        this.bytesPerSubtask = bytesPerSubtask;
-        this.entriesPerSubtask = entriesPerSubtask;
+        this.managedMemoryShare = managedMemoryShare;
+        this.entriesPerTaskManager = entriesPerTaskManager;
+        this.fixedBytesPerSubtask = fixedBytesPerSubtask;
+        this.fixedEntriesPerSubtask = fixedEntriesPerSubtask;
+        this.maxDirtyBytes = maxDirtyBytes;
         this.bypassHitRatio = bypassHitRatio;
     }
 
@@ -53,13 +71,23 @@ public final class CacheSettings implements Serializable {
                             "%s: '%s' is not a cache policy; allowed: w-tinylfu, lru",
                             FalconOptions.CACHE_POLICY.key(), policy));
         }
-        MemorySize size = config.get(FalconOptions.CACHE_SIZE_PER_SUBTASK);
-        if (size.getBytes() > (1L << 40)) {
+        double share = config.get(FalconOptions.CACHE_MANAGED_MEMORY_SHARE);
+        if (!(share >= 0.0 && share <= MAX_MANAGED_MEMORY_SHARE)) {
             throw new IllegalConfigurationException(
                     String.format(
-                            "%s: %s is out of range; allowed: 0 to 1 tb",
-                            FalconOptions.CACHE_SIZE_PER_SUBTASK.key(), size));
+                            "%s: %s is out of range; allowed: 0 to %s",
+                            FalconOptions.CACHE_MANAGED_MEMORY_SHARE.key(),
+                            share,
+                            MAX_MANAGED_MEMORY_SHARE));
         }
+        long tmEntries = config.get(FalconOptions.CACHE_ENTRIES_PER_TASKMANAGER);
+        if (tmEntries < 0) {
+            throw new IllegalConfigurationException(
+                    String.format(
+                            "%s: %d is out of range; allowed: 0 (no cap) or more",
+                            FalconOptions.CACHE_ENTRIES_PER_TASKMANAGER.key(), tmEntries));
+        }
+        long size = checkBytes(config, FalconOptions.CACHE_SIZE_PER_SUBTASK);
         long entries = config.get(FalconOptions.CACHE_ENTRIES_PER_SUBTASK);
         if (entries < 0) {
             throw new IllegalConfigurationException(
@@ -67,6 +95,7 @@ public final class CacheSettings implements Serializable {
                             "%s: %d is out of range; allowed: 0 (no cap) or more",
                             FalconOptions.CACHE_ENTRIES_PER_SUBTASK.key(), entries));
         }
+        long dirty = checkBytes(config, FalconOptions.CACHE_MAX_DIRTY_BYTES);
         double bypass = config.get(FalconOptions.CACHE_BYPASS_HIT_RATIO);
         if (!(bypass >= 0.0 && bypass < 1.0)) {
             throw new IllegalConfigurationException(
@@ -74,12 +103,27 @@ public final class CacheSettings implements Serializable {
                             "%s: %s is out of range; allowed: 0 (off) up to but excluding 1",
                             FalconOptions.CACHE_BYPASS_HIT_RATIO.key(), bypass));
         }
-        return new CacheSettings(policy, size.getBytes(), entries, bypass);
+        return new CacheSettings(policy, share, tmEntries, size, entries, dirty, bypass);
     }
 
-    /** False when the size is 0: such a cache could hold nothing. */
+    private static long checkBytes(
+            ReadableConfig config, org.apache.flink.configuration.ConfigOption<MemorySize> option) {
+        MemorySize size = config.get(option);
+        if (size.getBytes() > MAX_BYTES) {
+            throw new IllegalConfigurationException(
+                    String.format("%s: %s is out of range; allowed: 0 to 1 tb", option.key(), size));
+        }
+        return size.getBytes();
+    }
+
+    /** False when neither managed memory nor a fixed size gives the cache any bytes. */
     public boolean canHoldEntries() {
-        return bytesPerSubtask > 0;
+        return fixedBytesPerSubtask > 0 || managedMemoryShare > 0;
+    }
+
+    /** True when the explicit per-subtask size overrides the managed-memory budget. */
+    public boolean isFixedSize() {
+        return fixedBytesPerSubtask > 0;
     }
 
     /** {@code w-tinylfu} or {@code lru}. */
@@ -87,40 +131,82 @@ public final class CacheSettings implements Serializable {
         return policy;
     }
 
-    public long bytesPerSubtask() {
-        return bytesPerSubtask;
+    /** {@code a}: the cache's share of the state-backend managed memory (0 with a fixed size). */
+    public double managedMemoryShare() {
+        return isFixedSize() ? 0.0 : managedMemoryShare;
     }
 
     /** 0: no entry cap. */
-    public long entriesPerSubtask() {
-        return entriesPerSubtask;
+    public long entriesPerTaskManager() {
+        return entriesPerTaskManager;
+    }
+
+    /** 0: sized from managed memory. */
+    public long fixedBytesPerSubtask() {
+        return fixedBytesPerSubtask;
+    }
+
+    /** 0: no cap; only with a fixed size. */
+    public long fixedEntriesPerSubtask() {
+        return fixedEntriesPerSubtask;
+    }
+
+    /** 0: no dirty-byte cap. */
+    public long maxDirtyBytes() {
+        return maxDirtyBytes;
+    }
+
+    /** Dirty bytes left after the cap triggered a write-back: half the cap. */
+    public long dirtyLowWaterBytes() {
+        return maxDirtyBytes / 2;
     }
 
     public double bypassHitRatio() {
         return bypassHitRatio;
     }
 
-    /** A native cache with these settings; the caller owns it. */
+    int policyCode() {
+        return policy.equals("lru")
+                ? NativeHotStateCache.POLICY_LRU
+                : NativeHotStateCache.POLICY_W_TINY_LFU;
+    }
+
+    /** A native cache with the fixed size of these settings (no budget lease); the caller owns it. */
     public NativeHotStateCache createNativeCache() {
+        return createNativeCache(0);
+    }
+
+    /**
+     * A native cache; with {@code leaseHandle != 0} its bounds are the lease's quota (the cache
+     * owns the lease from here on), else the fixed size. The caller owns the cache.
+     */
+    public NativeHotStateCache createNativeCache(long leaseHandle) {
         return new NativeHotStateCache(
-                policy.equals("lru")
-                        ? NativeHotStateCache.POLICY_LRU
-                        : NativeHotStateCache.POLICY_W_TINY_LFU,
-                bytesPerSubtask,
-                entriesPerSubtask,
+                policyCode(),
+                fixedBytesPerSubtask,
+                fixedEntriesPerSubtask,
                 bypassHitRatio,
                 BYPASS_WINDOW,
-                BYPASS_PROBE_INTERVAL);
+                BYPASS_PROBE_INTERVAL,
+                leaseHandle,
+                maxDirtyBytes,
+                dirtyLowWaterBytes());
     }
 
     @Override
     public String toString() {
         return "CacheSettings{policy="
                 + policy
-                + ", bytesPerSubtask="
-                + bytesPerSubtask
-                + ", entriesPerSubtask="
-                + entriesPerSubtask
+                + ", managedMemoryShare="
+                + managedMemoryShare
+                + ", entriesPerTaskManager="
+                + entriesPerTaskManager
+                + ", fixedBytesPerSubtask="
+                + fixedBytesPerSubtask
+                + ", fixedEntriesPerSubtask="
+                + fixedEntriesPerSubtask
+                + ", maxDirtyBytes="
+                + maxDirtyBytes
                 + ", bypassHitRatio="
                 + bypassHitRatio
                 + '}';

@@ -191,8 +191,10 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
     }
 
     /**
-     * Called by query-server threads for queryable states only, which are never cached; delegates
-     * to RocksDB's state.
+     * Flink calls this from query-server threads for queryable states, which are never cached;
+     * for a cached state only tests call it (possibly from several threads while the task thread
+     * waits). It writes this state's dirty entries back, serialized among such callers, and reads
+     * RocksDB through Flink's own state.
      */
     @Override
     public byte[] getSerializedValue(
@@ -201,6 +203,9 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
             TypeSerializer<N> safeNamespaceSerializer,
             TypeSerializer<V> safeValueSerializer)
             throws Exception {
+        synchronized (manager) {
+            manager.flushStateId(stateId);
+        }
         return rocksDbState.getSerializedValue(
                 serializedKeyAndNamespace,
                 safeKeySerializer,

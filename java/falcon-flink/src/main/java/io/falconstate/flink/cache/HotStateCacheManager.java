@@ -123,6 +123,13 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         afterWrite(cache.flush(state.stateId()));
     }
 
+    /** Writes back the dirty entries of one cached state. */
+    void flushStateId(int stateId) {
+        if (!released) {
+            afterWrite(cache.flush(stateId));
+        }
+    }
+
     @Override
     public void flushAndDropState(String stateName) {
         CachedValueState<K, ?, ?> state = states.get(stateName);

@@ -77,6 +77,27 @@ public final class NativeHotStateCache implements AutoCloseable {
             double bypassThreshold,
             int bypassWindow,
             int bypassProbeInterval) {
+        this(policy, maxBytes, maxEntries, bypassThreshold, bypassWindow, bypassProbeInterval, 0, 0, 0);
+    }
+
+    /**
+     * As above, plus: {@code leaseHandle} (0 or a lease from {@link
+     * NativeMemoryBudget#register}; the cache takes ownership of it even when creation fails, and
+     * its quota then replaces {@code maxBytes}/{@code maxEntries}), and a dirty-byte cap ({@code
+     * dirtyCapBytes > 0}): after a write that leaves more dirty bytes than the cap, the coldest
+     * dirty entries are written back until {@code dirtyLowWaterBytes} stay dirty (reported as
+     * {@link #WRITE_PENDING}).
+     */
+    public NativeHotStateCache(
+            int policy,
+            long maxBytes,
+            long maxEntries,
+            double bypassThreshold,
+            int bypassWindow,
+            int bypassProbeInterval,
+            long leaseHandle,
+            long dirtyCapBytes,
+            long dirtyLowWaterBytes) {
         this.handle =
                 nativeCreate(
                         policy,
@@ -84,7 +105,10 @@ public final class NativeHotStateCache implements AutoCloseable {
                         maxEntries,
                         bypassThreshold,
                         bypassWindow,
-                        bypassProbeInterval);
+                        bypassProbeInterval,
+                        leaseHandle,
+                        dirtyCapBytes,
+                        dirtyLowWaterBytes);
     }
 
     /**
@@ -127,6 +151,16 @@ public final class NativeHotStateCache implements AutoCloseable {
     /** New bounds; evicts down to them. Returns the write bits. */
     public int setCapacity(long maxBytes, long maxEntries) {
         return nativeSetCapacity(handle, maxBytes, maxEntries);
+    }
+
+    /** Re-reads the budget lease's quota and evicts down to it. Returns the write bits. */
+    public int shrinkToQuota() {
+        return nativeShrinkToQuota(handle);
+    }
+
+    /** {@code out[0]} = the quota in bytes, {@code out[1]} = in entries (0: no cap). */
+    public void quota(long[] out) {
+        nativeQuota(handle, out);
     }
 
     /**
@@ -178,7 +212,14 @@ public final class NativeHotStateCache implements AutoCloseable {
             long maxEntries,
             double bypassThreshold,
             int bypassWindow,
-            int bypassProbeInterval);
+            int bypassProbeInterval,
+            long leaseHandle,
+            long dirtyCapBytes,
+            long dirtyLowWaterBytes);
+
+    private static native int nativeShrinkToQuota(long handle);
+
+    private static native void nativeQuota(long handle, long[] out);
 
     private static native void nativeDispose(long handle);
 

@@ -1,0 +1,117 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink.cache;
+
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.memory.MemoryManager;
+import org.apache.flink.runtime.memory.OpaqueMemoryResource;
+
+import java.io.IOException;
+
+/**
+ * Where a keyed subtask's cache budget comes from (docs/cache.md, "Memory budget"):
+ *
+ * <ul>
+ *   <li><b>Slot</b>: each slot has its own {@link MemoryManager}. The first keyed subtask of a
+ *       slot reserves {@code a·f} of the slot's managed memory as the slot-wide shared resource
+ *       {@value #MANAGED_TYPE} ({@code MemoryManager#getSharedMemoryResourceForManagedMemory}),
+ *       exactly as RocksDB reserves its {@code (1-a)·f}; Flink keys the resource by slot,
+ *       reference-counts it over the slot's subtasks and releases the reservation when the last
+ *       one leaves. The reservation's size is the slot's cache budget in bytes; the slot's entry
+ *       cap is {@code max(1, floor(entries-per-taskmanager / slots))} when a cap is set.
+ *   <li><b>Subtask</b>: a lease of the slot's native budget with weight = the subtask's
+ *       managed-memory fraction {@code f}: quota = slot budget × {@code f_i / Σ f} (floored).
+ * </ul>
+ *
+ * With a fixed size per subtask (explicit override) nothing is reserved: the slot-wide resource
+ * {@value #FIXED_TYPE} (an external one, reserving nothing) only counts the slot's subtasks.
+ *
+ * <p>Thread-safe: task threads of all slots call it; the slot resources synchronise in Flink.
+ */
+public final class CacheBudgets {
+
+    /** The slot-wide shared managed-memory resource of the cache. */
+    public static final String MANAGED_TYPE = "falcon-hot-state-cache";
+
+    /** The slot-wide resource that only counts subtasks with a fixed size per subtask. */
+    public static final String FIXED_TYPE = "falcon-hot-state-cache-fixed";
+
+    /** Key + value bytes of the typical entry the "<N> states" estimates assume. */
+    public static final long TYPICAL_ENTRY_BYTES = 88;
+
+    private CacheBudgets() {}
+
+    /** {@code taskmanager.numberOfTaskSlots} of this TaskManager (at least 1). */
+    public static int slots(Environment env) {
+        return Math.max(
+                1, env.getTaskManagerInfo().getConfiguration().get(TaskManagerOptions.NUM_TASK_SLOTS));
+    }
+
+    /** The slot's entry cap for a TaskManager-wide cap: 0 (none) or at least 1. */
+    public static long slotEntries(long entriesPerTaskManager, int slots) {
+        return entriesPerTaskManager <= 0 ? 0 : Math.max(1, entriesPerTaskManager / slots);
+    }
+
+    /**
+     * Joins the slot's cache budget. {@code cacheFraction} is {@code a·f} (managed mode, > 0) and
+     * {@code weight} is {@code f}. Returns null when the cache can hold nothing (no cache then).
+     */
+    public static SubtaskCacheBudget acquire(
+            Environment env,
+            CacheSettings settings,
+            double cacheFraction,
+            double weight,
+            String name)
+            throws IOException {
+        MemoryManager memoryManager = env.getMemoryManager();
+        long slotEntries = slotEntries(settings.entriesPerTaskManager(), slots(env));
+        OpaqueMemoryResource<SlotCacheBudget> resource;
+        try {
+            if (settings.isFixedSize()) {
+                resource =
+                        memoryManager.getExternalSharedMemoryResource(
+                                FIXED_TYPE,
+                                size -> new SlotCacheBudget(0, 0),
+                                settings.fixedBytesPerSubtask());
+            } else {
+                if (!(cacheFraction > 0) || !(weight > 0)) {
+                    return null;
+                }
+                resource =
+                        memoryManager.getSharedMemoryResourceForManagedMemory(
+                                MANAGED_TYPE,
+                                size -> new SlotCacheBudget(size, slotEntries),
+                                Math.min(1.0, cacheFraction));
+            }
+        } catch (Exception e) {
+            throw new IOException(
+                    "[FALCON] cannot reserve the hot-state cache's managed memory ("
+                            + cacheFraction
+                            + " of the slot)",
+                    e);
+        }
+        long lease = 0;
+        try {
+            SlotCacheBudget slot = resource.getResourceHandle();
+            lease = slot.budget().register(settings.isFixedSize() ? 1.0 : weight, name);
+            int subtasks = slot.budget().subtasks();
+            return new SubtaskCacheBudget(
+                    resource,
+                    lease,
+                    settings.isFixedSize(),
+                    settings.fixedBytesPerSubtask(),
+                    settings.fixedEntriesPerSubtask(),
+                    subtasks);
+        } catch (RuntimeException e) {
+            NativeMemoryBudget.releaseLease(lease);
+            try {
+                resource.close();
+            } catch (Exception suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+}
