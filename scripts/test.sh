@@ -32,3 +32,8 @@ ctest --preset dev -j "$JOBS"
 log "Java build and tests (Flink $(grep -m1 -o '<flink.version>[^<]*' "$FALCON_ROOT/java/pom.xml" | cut -d'>' -f2))"
 echo "native stages took $((SECONDS - start)) s"
 mvn_cmd verify -Dfalcon.native.library="$(native_library)"
+
+# The jar Maven just built and the dev library, installed into a real standalone Flink 1.16.3
+# cluster (separate JobManager and TaskManager JVMs) exactly as docs/deployment.md tells users.
+log "end-to-end: Flink 1.16.3 standalone cluster"
+"$FALCON_ROOT/tests/e2e/run.sh"

@@ -36,6 +36,10 @@ if [[ -z "${E2E_UNDER_TIMEOUT:-}" ]]; then
 fi
 
 source "$FALCON_ROOT/tests/e2e/lib/flink.sh"
+
+# One compound command: bash parses all of it before running any, so editing this file during a
+# run cannot change the run.
+{
 set +e  # scenarios record failures themselves; helpers return non-zero on failure
 set -o pipefail
 
@@ -56,8 +60,9 @@ trap 'echo "e2e: interrupted (timeout?)" >&2; exit 143' TERM INT
 pass() { PASSED=$((PASSED + 1)); printf 'PASS %-20s (%ss) %s\n' "$1" "$2" "${3:-}"; }
 fail() {
   FAILED=$((FAILED + 1)); printf 'FAIL %-20s (%ss) %s\n' "$1" "$2" "$3"
-  echo "  logs: $HOME_DIR/log; first errors there:" >&2
-  grep -h -m3 'ERROR\|Exception' "$HOME_DIR"/log/*.log 2>/dev/null | cut -c1-300 | head -n 12 | sed 's/^/    /' >&2
+  echo "  logs: $HOME_DIR/log; task failure causes there:" >&2
+  grep -h -o 'to FAILED with failure cause: .*' "$HOME_DIR"/log/flink-taskexecutor-*.log 2>/dev/null \
+    | cut -c1-300 | sort | uniq -c | head -n 5 | sed 's/^/    /' >&2
 }
 # Setup failed: no scenario can run.
 setup_failed() {
@@ -322,3 +327,5 @@ echo
 echo "e2e took $(elapsed "$t0") s (logs, outputs: $RUN_DIR)"
 echo "$PASSED passed, $FAILED failed"
 (( FAILED == 0 ))
+exit
+}

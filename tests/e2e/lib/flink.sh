@@ -311,9 +311,21 @@ wait_job_end() {
 job_completed_checkpoints() { rest_get "$1" "/jobs/$2/checkpoints" "j['counts']['completed']"; }
 _checkpoints_at_least() { (( $(job_completed_checkpoints "$1" "$2") >= $3 )); }
 
-# Waits until job ID has completed at least N checkpoints (restored ones are not counted).
+# Waits until job ID has completed at least N checkpoints (restored ones are not counted);
+# gives up early when the job has ended.
 wait_checkpoints() {
-  wait_for "${4:-90}" "job $2: $3 completed checkpoints" _checkpoints_at_least "$1" "$2" "$3"
+  local home="$1" id="$2" n="$3" deadline=$((SECONDS + ${4:-90}))
+  until _checkpoints_at_least "$home" "$id" "$n" 2>/dev/null; do
+    if _job_in_end_state "$home" "$id" 2>/dev/null; then
+      echo "job $id ended $(job_state "$home" "$id") before $n completed checkpoints" >&2
+      return 1
+    fi
+    if (( SECONDS >= deadline )); then
+      echo "timed out waiting for job $id: $n completed checkpoints" >&2
+      return 1
+    fi
+    sleep 0.5
+  done
 }
 
 # The state backend the JobManager reports for job ID (class simple name).

@@ -128,8 +128,18 @@ public final class NativeLibrary {
             loader.accept(file.getAbsolutePath());
             attempts.add(place + ": loaded " + file.getAbsolutePath());
             return true;
-        } catch (UnsatisfiedLinkError | SecurityException e) {
-            attempts.add(place + ": " + file.getAbsolutePath() + " failed to load: " + e.getMessage());
+        } catch (LinkageError | SecurityException e) {
+            // LinkageError, not only UnsatisfiedLinkError: a library whose JNI_OnLoad cannot bind
+            // this jar's natives (a jar/.so version skew) surfaces as NoSuchMethodError or
+            // NoClassDefFoundError, and must fall back to the stock backend like any other failure.
+            attempts.add(
+                    place
+                            + ": "
+                            + file.getAbsolutePath()
+                            + " failed to load: "
+                            + e.getClass().getSimpleName()
+                            + ": "
+                            + e.getMessage());
             return false;
         }
     }
@@ -142,7 +152,7 @@ public final class NativeLibrary {
         try {
             nativeVersion = FalconNative.version();
             nativeNumber = FalconNative.versionNumber();
-        } catch (UnsatisfiedLinkError e) {
+        } catch (LinkageError e) {
             attempts.add(path + ": loaded but its natives are not bound: " + e.getMessage());
             return NativeLoadResult.failure(attempts);
         }

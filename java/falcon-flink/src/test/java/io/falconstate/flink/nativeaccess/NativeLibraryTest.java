@@ -130,7 +130,27 @@ class NativeLibraryTest {
                 NativeLibrary.loadFrom(null, jarDir.toFile(), withLib.toString(), loader);
         assertThat(result.isLoaded()).isTrue();
         assertThat(result.path()).isEqualTo(goodCopy.toAbsolutePath().toString());
-        assertThat(result.describeAttempts()).contains("failed to load: simulated");
+        assertThat(result.describeAttempts()).contains("failed to load: UnsatisfiedLinkError: simulated");
+    }
+
+    @Test
+    void aLibraryWhoseNativesDoNotBindFallsThrough(@TempDir Path dir) throws IOException {
+        // A JNI_OnLoad that fails to register this jar's natives throws NoSuchMethodError from
+        // System.load: that must be a failed attempt, not an escaping error.
+        Path jarDir = Files.createDirectory(dir.resolve("lib"));
+        Path badCopy = copyLibraryInto(jarDir);
+        NativeLoadResult result =
+                NativeLibrary.loadFrom(
+                        null,
+                        jarDir.toFile(),
+                        "",
+                        path -> {
+                            throw new NoSuchMethodError("nativeCreate");
+                        });
+        assertThat(result.isLoaded()).isFalse();
+        assertThat(result.describeAttempts())
+                .contains(badCopy.toAbsolutePath().toString())
+                .contains("NoSuchMethodError: nativeCreate");
     }
 
     @Test
