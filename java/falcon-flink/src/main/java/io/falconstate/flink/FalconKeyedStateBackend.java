@@ -169,8 +169,9 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
                                 stateDesc.getName(),
                                 (InternalValueState) state,
                                 stateDesc.getDefaultValue());
-        if (firstTime && cacheSettings != null) {
-            FalconLog.logCachedState(stateDesc.getName(), cacheSettings);
+        if (firstTime) {
+            long[] quota = cache.quota();
+            FalconLog.logCachedState(stateDesc.getName(), quota[0], quota[1]);
         }
         return cached;
     }

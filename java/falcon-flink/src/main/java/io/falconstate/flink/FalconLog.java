@@ -3,8 +3,8 @@
  */
 package io.falconstate.flink;
 
-import io.falconstate.flink.cache.CacheSettings;
-import io.falconstate.flink.cache.NativeHotStateCache;
+import io.falconstate.flink.cache.CacheBudgets;
+import io.falconstate.flink.cache.NativeMemoryBudget;
 import io.falconstate.flink.nativeaccess.NativeLoadResult;
 
 import org.apache.flink.configuration.MemorySize;
@@ -28,6 +28,7 @@ public final class FalconLog {
 
     private static final AtomicBoolean ACTIVATION_LOGGED = new AtomicBoolean();
     private static final AtomicBoolean NATIVE_WARNING_LOGGED = new AtomicBoolean();
+    private static final AtomicBoolean TASKMANAGER_CACHE_LOGGED = new AtomicBoolean();
 
     private FalconLog() {}
 
@@ -81,35 +82,113 @@ public final class FalconLog {
     }
 
     /**
-     * {@code [FALCON] <<state>, VALUE> falcon cache enabled, <N> states (<bytes>)}: what one
-     * subtask's cache can hold, shared by all its cached states. {@code N} is the entry cap when
-     * one is set, else the bytes divided by the charge of a typical entry (24-byte key, 64-byte
-     * value).
+     * {@code [FALCON] configuring falcon cache: TaskManager has <S> slots, each slot can cache
+     * <bytes> (<N> states)}; {@code (<N> states)} only when an entry cap is set ({@code
+     * slotEntries > 0}).
      */
-    public static String cachedStateLine(String stateName, CacheSettings settings) {
-        long entries = settings.entriesPerSubtask();
-        long estimate = settings.bytesPerSubtask() / NativeHotStateCache.chargeFor(24, 64);
-        long states = entries > 0 ? Math.min(entries, estimate) : estimate;
+    public static String taskManagerCacheLine(int slots, long slotBytes, long slotEntries) {
+        return "[FALCON] configuring falcon cache: TaskManager has "
+                + slots
+                + " slots, each slot can cache "
+                + bytes(slotBytes)
+                + statesSuffix(slotEntries);
+    }
+
+    /**
+     * {@code [FALCON] subtask <task name> (<index+1>/<parallelism>)#<attempt>: slot has <M> keyed
+     * subtasks, this subtask can cache <bytes> (<N> states)}; {@code (<N> states)} only when an
+     * entry cap is set ({@code entries > 0}).
+     */
+    public static String subtaskCacheLine(
+            String taskName,
+            int index,
+            int parallelism,
+            int attempt,
+            int keyedSubtasksInSlot,
+            long quotaBytes,
+            long quotaEntries) {
+        return "[FALCON] subtask "
+                + taskName
+                + " ("
+                + (index + 1)
+                + "/"
+                + parallelism
+                + ")#"
+                + attempt
+                + ": slot has "
+                + keyedSubtasksInSlot
+                + " keyed subtasks, this subtask can cache "
+                + bytes(quotaBytes)
+                + statesSuffix(quotaEntries);
+    }
+
+    /**
+     * {@code [FALCON] <<state>, VALUE> falcon cache enabled, <N> states (<bytes>)}: what the
+     * subtask's cache can hold now, shared by all its cached states. {@code N} is the bytes
+     * divided by the charge of a typical entry ({@value CacheBudgets#TYPICAL_ENTRY_BYTES} bytes of
+     * key and value), capped by the entry quota when one is set.
+     */
+    public static String cachedStateLine(String stateName, long quotaBytes, long quotaEntries) {
+        long states =
+                NativeMemoryBudget.estimateEntries(
+                        quotaBytes, quotaEntries, CacheBudgets.TYPICAL_ENTRY_BYTES);
         return "[FALCON] <"
                 + stateName
                 + ", VALUE> falcon cache enabled, "
                 + states
                 + " states ("
-                + new MemorySize(settings.bytesPerSubtask()).toString()
+                + bytes(quotaBytes)
                 + ")";
     }
 
-    /** Logs {@link #cachedStateLine} at INFO (once per state and keyed backend). */
-    static void logCachedState(String stateName, CacheSettings settings) {
-        if (LOG.isInfoEnabled()) {
-            LOG.info(cachedStateLine(stateName, settings));
+    /** Logs {@link #taskManagerCacheLine} at INFO, the first time per JVM only. */
+    static void logTaskManagerCacheOnce(int slots, long slotBytes, long slotEntries) {
+        if (TASKMANAGER_CACHE_LOGGED.compareAndSet(false, true)) {
+            LOG.info(taskManagerCacheLine(slots, slotBytes, slotEntries));
         }
+    }
+
+    /** Logs {@link #subtaskCacheLine} at INFO (once per keyed backend). */
+    static void logSubtaskCache(
+            String taskName,
+            int index,
+            int parallelism,
+            int attempt,
+            int keyedSubtasksInSlot,
+            long quotaBytes,
+            long quotaEntries) {
+        LOG.info(
+                subtaskCacheLine(
+                        taskName,
+                        index,
+                        parallelism,
+                        attempt,
+                        keyedSubtasksInSlot,
+                        quotaBytes,
+                        quotaEntries));
+    }
+
+    /** Logs {@link #cachedStateLine} at INFO (once per state and keyed backend). */
+    static void logCachedState(String stateName, long quotaBytes, long quotaEntries) {
+        if (LOG.isInfoEnabled()) {
+            LOG.info(cachedStateLine(stateName, quotaBytes, quotaEntries));
+        }
+    }
+
+    /** Bytes as the log lines print them (Flink's {@link MemorySize} text, e.g. {@code 32 mb}). */
+    public static String bytes(long bytes) {
+        return new MemorySize(bytes).toString();
+    }
+
+    private static String statesSuffix(long entries) {
+        return entries > 0 ? " (" + entries + " states)" : "";
     }
 
     /** Lets a test see the once-per-JVM lines again. */
     static void resetOnceGuardsForTesting() {
         ACTIVATION_LOGGED.set(false);
         NATIVE_WARNING_LOGGED.set(false);
+        TASKMANAGER_CACHE_LOGGED.set(false);
     }
 
     private static String onOff(boolean on) {

@@ -3,8 +3,12 @@
  */
 package io.falconstate.flink;
 
+import io.falconstate.flink.cache.CacheBudgets;
 import io.falconstate.flink.cache.CacheSettings;
 import io.falconstate.flink.cache.HotStateCacheManager;
+import io.falconstate.flink.cache.NativeHotStateCache;
+import io.falconstate.flink.cache.SlotCacheBudget;
+import io.falconstate.flink.cache.SubtaskCacheBudget;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 import io.falconstate.flink.nativeaccess.NativeLoadResult;
 import io.falconstate.flink.tuning.ColumnFamilyTuner;
@@ -14,6 +18,7 @@ import io.falconstate.flink.tuning.RestoredStateMetaInfo;
 
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
@@ -358,7 +363,10 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
                             cancelStreamRegistry));
         }
 
-        ManagedMemorySplit split = ManagedMemorySplit.rocksDbOnly();
+        ManagedMemorySplit split =
+                isCacheEnabled()
+                        ? ManagedMemorySplit.withCacheShare(getCacheSettings().managedMemoryShare())
+                        : ManagedMemorySplit.rocksDbOnly();
         RocksDBResourceContainer resourceContainer =
                 FalconRocksDBBackendBuilder.createResourceContainer(
                         rocksDb.getMemoryConfiguration(),
@@ -404,8 +412,8 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
         HotStateCacheManager<K> cache = null;
         if (isCacheEnabled()) {
             try {
-                cache = new HotStateCacheManager<>(inner, getCacheSettings().createNativeCache());
-            } catch (RuntimeException e) {
+                cache = createCache(env, inner, split, managedMemoryFraction, metricGroup);
+            } catch (IOException | RuntimeException e) {
                 inner.dispose();
                 throw e;
             }
@@ -421,6 +429,57 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
             if (cache != null) {
                 cache.release();
             }
+            throw e;
+        }
+    }
+
+    /**
+     * Joins the slot's cache budget (reserving the slot's {@code a·f} when this is its first keyed
+     * subtask), logs the TaskManager line (once per JVM) and the subtask line, and builds the
+     * subtask's cache on its budget lease. Null when the budget gives the cache nothing.
+     */
+    @Nullable
+    private <K> HotStateCacheManager<K> createCache(
+            Environment env,
+            RocksDBKeyedStateBackend<K> inner,
+            ManagedMemorySplit split,
+            double managedMemoryFraction,
+            MetricGroup metricGroup)
+            throws IOException {
+        CacheSettings settings = getCacheSettings();
+        TaskInfo task = env.getTaskInfo();
+        SubtaskCacheBudget budget =
+                CacheBudgets.acquire(
+                        env,
+                        settings,
+                        split.cacheFraction(managedMemoryFraction),
+                        managedMemoryFraction,
+                        task.getTaskNameWithSubtasks());
+        if (budget == null) {
+            return null;
+        }
+        NativeHotStateCache nativeCache = null;
+        try {
+            SlotCacheBudget slot = budget.slot();
+            FalconLog.logTaskManagerCacheOnce(
+                    CacheBudgets.slots(env),
+                    settings.isFixedSize() ? settings.fixedBytesPerSubtask() : slot.slotBytes(),
+                    settings.isFixedSize() ? settings.fixedEntriesPerSubtask() : slot.slotEntries());
+            FalconLog.logSubtaskCache(
+                    task.getTaskName(),
+                    task.getIndexOfThisSubtask(),
+                    task.getNumberOfParallelSubtasks(),
+                    task.getAttemptNumber(),
+                    budget.subtasksInSlot(),
+                    budget.quotaBytes(),
+                    budget.quotaEntries());
+            nativeCache = settings.createNativeCache(budget.takeLease());
+            return new HotStateCacheManager<>(inner, nativeCache, budget, metricGroup);
+        } catch (RuntimeException e) {
+            if (nativeCache != null) {
+                nativeCache.close();
+            }
+            budget.close();
             throw e;
         }
     }

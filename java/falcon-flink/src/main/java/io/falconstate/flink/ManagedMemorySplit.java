@@ -10,9 +10,10 @@ package io.falconstate.flink;
  * mechanism, so every RocksDB instance of the slot keeps sharing one block cache and write-buffer
  * manager.
  *
- * <p>This version has no cache, so {@code a = 0}: RocksDB gets exactly {@code f}, the same
- * reservation as the stock backend (the parity test checks it). The cache issue makes {@code a}
- * configurable here.
+ * <p>{@code a} is {@code state.backend.falcon.cache.managed-memory-share} when the cache is on and
+ * sized from managed memory, else 0: RocksDB then gets exactly {@code f}, the same reservation as
+ * the stock backend (the parity test checks it). The cache's {@code a·f} is reserved by {@code
+ * CacheBudgets} as a second slot-wide shared resource.
  */
 final class ManagedMemorySplit {
 
@@ -26,9 +27,14 @@ final class ManagedMemorySplit {
         this.cacheShare = cacheShare;
     }
 
-    /** The split of this version: everything to RocksDB. */
+    /** Everything to RocksDB (cache off, or sized outside managed memory). */
     static ManagedMemorySplit rocksDbOnly() {
         return new ManagedMemorySplit(0.0);
+    }
+
+    /** The cache takes {@code cacheShare} (a) of the state-backend fraction, RocksDB the rest. */
+    static ManagedMemorySplit withCacheShare(double cacheShare) {
+        return new ManagedMemorySplit(cacheShare);
     }
 
     double cacheShare() {

@@ -120,6 +120,7 @@ class FalconActivationTest {
                 second.dispose();
             }
             assertThat(log.falconLines())
+                    .filteredOn(l -> l.contains("[FALCON] Falcon "))
                     .containsExactly(
                             "INFO [FALCON] Falcon "
                                     + NativeLibrary.jarVersion()

@@ -144,6 +144,7 @@ class FalconParityTest {
                             new File(root, "a").getAbsolutePath()
                                     + ","
                                     + new File(root, "b").getAbsolutePath());
+                    c.setString("state.backend.falcon.cache.enabled", "false");
                     return c;
                 });
         cases.put(
@@ -167,6 +168,9 @@ class FalconParityTest {
     private static Configuration localDir(File root) {
         Configuration c = new Configuration();
         c.setString("state.backend.rocksdb.localdir", root.getAbsolutePath());
+        // The cache's own a·f reservation is CacheBudgetTest's subject; with the cache off
+        // (a = 0) RocksDB must be opened exactly as by the stock backend.
+        c.setString("state.backend.falcon.cache.enabled", "false");
         return c;
     }
 

@@ -29,8 +29,18 @@ public final class FalconTestAccess {
             return result;
         }
 
-        /** {@code "<LEVEL> <line>"} of every {@code [FALCON]} line logged during the run. */
+        /**
+         * {@code "<LEVEL> <line>"} of the activation (or native-library WARN) lines logged during
+         * the run; the cache's budget and state lines are left out.
+         */
         public List<String> activationLines() {
+            return activationLines.stream()
+                    .filter(l -> l.contains("[FALCON] Falcon ") || l.contains("[FALCON] WARN "))
+                    .collect(java.util.stream.Collectors.toList());
+        }
+
+        /** {@code "<LEVEL> <line>"} of every {@code [FALCON]} line logged during the run. */
+        public List<String> falconLines() {
             return activationLines;
         }
     }

@@ -7,6 +7,7 @@ import io.falconstate.flink.CacheFlushHook;
 
 import org.apache.flink.contrib.streaming.state.FalconRocksDBAccess;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.util.FlinkRuntimeException;
 
@@ -14,6 +15,8 @@ import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteOptions;
+
+import javax.annotation.Nullable;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -46,11 +49,49 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     private int nextStateId;
     private boolean released;
 
+    /** This subtask's place in the slot's budget; closed after the cache. Null in unit tests. */
+    @Nullable private final SubtaskCacheBudget budget;
+
+    /** Where per-state metrics go ({@code <operator>.falcon.cache.<state>.*}); null: none. */
+    @Nullable private final MetricGroup cacheMetrics;
+
+    // Metrics are read by the reporter thread but the native cache belongs to the task thread:
+    // a report only asks (statsWanted); the task thread refreshes the snapshot at its next write
+    // and at every flushAll (every snapshot), so no native call ever runs off the task thread.
+    private volatile boolean statsWanted;
+    private volatile long[][] statsSnapshot = new long[0][];
+    private volatile long lastFlushNanos;
+    private volatile long lastFlushBytes;
+    private volatile long flushCount;
+    private final long[] quota = new long[2];
+    private volatile long quotaBytes;
+
     /**
      * Takes ownership of {@code cache} (closed by {@link #release()}). Registers the key builder
      * as a key-selection listener of {@code rocksDb}.
      */
     public HotStateCacheManager(RocksDBKeyedStateBackend<K> rocksDb, NativeHotStateCache cache) {
+        this(rocksDb, cache, null, null);
+    }
+
+    /**
+     * As above; also owns {@code budget} (closed after the cache by {@link #release()}) and
+     * registers metrics under {@code metricGroup.falcon.cache} when it is not null.
+     */
+    public HotStateCacheManager(
+            RocksDBKeyedStateBackend<K> rocksDb,
+            NativeHotStateCache cache,
+            @Nullable SubtaskCacheBudget budget,
+            @Nullable MetricGroup metricGroup) {
+        this.budget = budget;
+        this.cacheMetrics =
+                metricGroup == null ? null : metricGroup.addGroup("falcon").addGroup("cache");
+        if (cacheMetrics != null) {
+            cacheMetrics.gauge("flushDurationMs", () -> lastFlushNanos / 1_000_000L);
+            cacheMetrics.gauge("flushedBytes", () -> lastFlushBytes);
+            cacheMetrics.gauge("flushes", () -> flushCount);
+            cacheMetrics.gauge("quotaBytes", () -> quotaBytes);
+        }
         this.rocksDb = rocksDb;
         this.db = FalconRocksDBAccess.db(rocksDb);
         this.writeOptions = rocksDb.getWriteOptions();
@@ -62,6 +103,8 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                         rocksDb.getKeyGroupPrefixBytes());
         rocksDb.registerKeySelectionListener(keyBuilder);
         this.writer = new WriteBackWriter(db, writeOptions);
+        cache.quota(quota);
+        this.quotaBytes = quota[0];
     }
 
     /**
@@ -86,6 +129,9 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                 new CachedValueState<>(this, stateId, rocksDbState, columnFamily, defaultValue);
         writer.setColumnFamily(stateId, columnFamily);
         states.put(stateName, state);
+        if (existing == null) {
+            registerMetrics(stateName, stateId);
+        }
         return state;
     }
 
@@ -94,6 +140,61 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         if ((code & NativeHotStateCache.WRITE_PENDING) != 0) {
             drain();
         }
+        if (statsWanted) {
+            refreshStats();
+        }
+    }
+
+    // -- metrics -------------------------------------------------------------------------------
+
+    private void registerMetrics(String stateName, int stateId) {
+        if (cacheMetrics == null) {
+            return;
+        }
+        MetricGroup g = cacheMetrics.addGroup(stateName);
+        g.gauge("hits", () -> stat(stateId, NativeHotStateCache.STAT_HITS)
+                + stat(stateId, NativeHotStateCache.STAT_ABSENT_HITS));
+        g.gauge("misses", () -> stat(stateId, NativeHotStateCache.STAT_MISSES));
+        g.gauge("hitRatio", () -> hitRatio(stateId));
+        g.gauge("evictions", () -> stat(stateId, NativeHotStateCache.STAT_EVICTIONS));
+        g.gauge("dirtyWriteBacks", () -> stat(stateId, NativeHotStateCache.STAT_DIRTY_WRITEBACKS));
+        g.gauge("entries", () -> stat(stateId, NativeHotStateCache.STAT_ENTRIES));
+        g.gauge("bytes", () -> stat(stateId, NativeHotStateCache.STAT_BYTES));
+        g.gauge("bypassed", () -> stat(stateId, NativeHotStateCache.STAT_BYPASSED_GETS));
+    }
+
+    /** A metric value from the last snapshot; asks the task thread for a fresh one. */
+    private long stat(int stateId, int index) {
+        statsWanted = true;
+        long[][] snapshot = statsSnapshot;
+        return stateId < snapshot.length && snapshot[stateId] != null
+                ? snapshot[stateId][index]
+                : 0L;
+    }
+
+    private double hitRatio(int stateId) {
+        long hits =
+                stat(stateId, NativeHotStateCache.STAT_HITS)
+                        + stat(stateId, NativeHotStateCache.STAT_ABSENT_HITS);
+        long lookups = hits + stat(stateId, NativeHotStateCache.STAT_MISSES);
+        return lookups == 0 ? 0.0 : (double) hits / lookups;
+    }
+
+    /** Task thread: copies every cached state's statistics into a new snapshot. */
+    void refreshStats() {
+        statsWanted = false;
+        if (released) {
+            return;
+        }
+        long[][] snapshot = new long[nextStateId][];
+        for (CachedValueState<K, ?, ?> state : states.values()) {
+            long[] out = new long[NativeHotStateCache.STAT_COUNT];
+            cache.stats(state.stateId(), out);
+            snapshot[state.stateId()] = out;
+        }
+        cache.quota(quota);
+        quotaBytes = quota[0];
+        statsSnapshot = snapshot;
     }
 
     private void drain() {
@@ -106,12 +207,44 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     // -- CacheFlushHook ------------------------------------------------------------------------
 
+    /**
+     * Before every snapshot (and whole-backend scan): evicts down to the current budget quota (it
+     * may have shrunk when subtasks joined the slot) and writes every dirty entry back. How long
+     * that took and how many bytes it wrote are the {@code flushDurationMs}/{@code flushedBytes}
+     * metrics; the dirty-byte cap bounds both.
+     */
     @Override
     public void flushAll() {
         if (released || states.isEmpty()) {
             return;
         }
+        long start = System.nanoTime();
+        long bytesBefore = writer.bytesWritten();
+        afterWrite(cache.shrinkToQuota());
         afterWrite(cache.flush(-1));
+        lastFlushNanos = System.nanoTime() - start;
+        lastFlushBytes = writer.bytesWritten() - bytesBefore;
+        flushCount++;
+        refreshStats();
+    }
+
+    /** Nanoseconds the last {@link #flushAll()} took. */
+    public long lastFlushNanos() {
+        return lastFlushNanos;
+    }
+
+    /** Write-back bytes (records with their 12-byte headers) of the last {@link #flushAll()}. */
+    public long lastFlushBytes() {
+        return lastFlushBytes;
+    }
+
+    /** The cache's quota now: {@code [bytes, entries]} (entries 0: no cap). */
+    public long[] quota() {
+        long[] out = new long[2];
+        if (!released) {
+            cache.quota(out);
+        }
+        return out;
     }
 
     @Override
@@ -147,8 +280,11 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         }
         released = true;
         rocksDb.deregisterKeySelectionListener(keyBuilder);
-        cache.close();
+        cache.close(); // frees the budget lease it owns: the slot's other quotas grow
         writer.close();
+        if (budget != null) {
+            budget.close();
+        }
     }
 
     // -- accessors for the states and tests --------------------------------------------------------

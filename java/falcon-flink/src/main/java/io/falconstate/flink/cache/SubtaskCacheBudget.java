@@ -68,7 +68,7 @@ public final class SubtaskCacheBudget implements AutoCloseable {
      * The lease handle for {@link CacheSettings#createNativeCache(long)}, which owns it from then
      * on; 0 with a fixed size (the cache then has fixed bounds and the lease only counts).
      */
-    long takeLease() {
+    public long takeLease() {
         if (fixedSize) {
             return 0;
         }

@@ -118,6 +118,8 @@ class TunedKeyedBackendTest {
         Configuration config = new Configuration();
         config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, true);
         config.set(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER, true);
+        // Memtable contents are this test's subject: values must reach RocksDB at once.
+        config.set(FalconOptions.CACHE_ENABLED, false);
         FalconStateBackend backend =
                 new FalconStateBackend(rocksDb).configure(config, getClass().getClassLoader());
         assertThat(backend.isHashMemtableEnabled()).isTrue();

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# JMH benchmarks of issues 7 and 8 (docs/benchmarks.md, sections value-state-jmh and
+# column-family-tuning). Builds falcon-flink (mvn install from java/), this project, and runs
+# the selected benchmarks in forked JVMs with Java 17's add-opens and the Falcon native library,
+# writing JMH's JSON to build/jmh/<name>.json and RESULT lines (summarize.py) to stdout.
+#
+#   bench/jmh/run.sh [--no-build] [--native-library PATH] [--quick] [suite ...] [-- extra JMH args]
+#
+# Suites: value (issue 7, ValueState, with -prof gc), checkpoint (issue 7, checkpoint sync phase),
+# hash-memtable (issue 8, ValueState put/get skiplist vs HashLinkList),
+# range-filter (issue 8, MapState absent keys). Default: all four, in that order.
+# --quick: -f 1 -wi 2 -i 3 with short iterations (what the shared 2-core machine allows).
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
+detect_java_home
+
+build=1
+native="$(native_library)"
+quick=0
+suites=()
+extra=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --no-build) build=0 ;;
+    --native-library) native="$2"; shift ;;
+    --quick) quick=1 ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) sed -n 2,12p "$0"; exit 0 ;;
+    *) suites+=("$1") ;;
+  esac
+  shift
+done
+[[ ${#suites[@]} -gt 0 ]] || suites=(value checkpoint hash-memtable range-filter)
+
+JMH_DIR="$FALCON_ROOT/bench/jmh"
+OUT="$FALCON_ROOT/build/jmh"
+mkdir -p "$OUT"
+
+if [[ $build == 1 ]]; then
+  if [[ "$native" == "$(native_library)" ]]; then
+    # Always (incrementally) rebuild: a libfalcon_jni.so older than the Java code fails in
+    # JNI_OnLoad with NoSuchMethodError (RegisterNatives signatures).
+    log "native build: dev"
+    build_preset dev
+  fi
+  log "install falcon-flink"
+  mvn_cmd -q install -Dmaven.test.skip=true -pl falcon-flink -am
+  log "build bench/jmh"
+  mvn -B -ntp -q -f "$JMH_DIR/pom.xml" compile
+fi
+[[ -f "$native" ]] || die "no native library at $native (build it or pass --native-library)"
+[[ -f "$JMH_DIR/target/classpath.txt" ]] || die "bench/jmh is not built (run without --no-build)"
+
+opens="$(grep -o '<java17.opens>[^<]*' "$FALCON_ROOT/java/pom.xml" | cut -d'>' -f2)"
+CP="$JMH_DIR/target/classes:$(cat "$JMH_DIR/target/classpath.txt")"
+# shellcheck disable=SC2206
+JVM_ARGS=($opens "-Dfalcon.native.library=$native" -Xms2g -Xmx2g -XX:+UseG1GC)
+
+if [[ $quick == 1 ]]; then
+  common=(-f 1 -wi 2 -i 3 -w 2s -r 2s)
+else
+  common=(-f 1 -wi 3 -i 5 -w 5s -r 5s)
+fi
+
+jmh() {
+  local name="$1"; shift
+  log "JMH $name (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+  # JMH's forks inherit the host JVM's options (add-opens, native library, heap).
+  "$JAVA_HOME/bin/java" "${JVM_ARGS[@]}" -cp "$CP" org.openjdk.jmh.Main "$@" \
+    -rf json -rff "$OUT/$name.json" "${extra[@]}" \
+    | tee "$OUT/$name.txt"
+  echo "load average after $name: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/$name.txt"
+}
+
+for suite in "${suites[@]}"; do
+  case "$suite" in
+    value) jmh value 'io.falconstate.jmh.ValueStateBenchmark' "${common[@]}" -prof gc ;;
+    checkpoint) jmh checkpoint 'io.falconstate.jmh.CheckpointSyncBenchmark' -f 1 -wi 3 -i 8 ;;
+    hash-memtable) jmh hash-memtable 'io.falconstate.jmh.HashMemtableBenchmark' "${common[@]}" ;;
+    range-filter) jmh range-filter 'io.falconstate.jmh.MapStateRangeFilterBenchmark' "${common[@]}" ;;
+    *) die "unknown suite $suite" ;;
+  esac
+  python3 "$JMH_DIR/summarize.py" "$OUT/$suite.json" | tee "$OUT/$suite.results"
+done

@@ -1,0 +1,118 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.jmh;
+
+import io.falconstate.flink.FalconKeyedStateBackend;
+import io.falconstate.flink.FalconStateBackend;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
+import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.apache.flink.util.FileUtils;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.util.Collections;
+import java.util.Map;
+
+/**
+ * Builds keyed state backends directly, the way Flink's own state tests and flink-benchmarks do:
+ * a {@link MockEnvironment} with managed memory, Long keys, 128 key groups, one subtask owning
+ * all of them, managed-memory fraction 1.0.
+ */
+public final class KeyedBackends implements AutoCloseable {
+
+    public static final int MAX_PARALLELISM = 128;
+
+    public final AbstractKeyedStateBackend<Long> backend;
+    private final MockEnvironment env;
+    private final File dir;
+
+    /**
+     * @param kind {@code rocksdb}, {@code falcon} or {@code heap}
+     * @param conf {@code state.backend.*} entries (stock RocksDB options and Falcon's options)
+     * @param managedMemoryBytes managed memory of the (mock) slot
+     */
+    public KeyedBackends(String kind, Map<String, String> conf, long managedMemoryBytes)
+            throws Exception {
+        dir = Files.createTempDirectory("falcon-jmh-").toFile();
+        Configuration config = new Configuration();
+        config.setString("state.backend.rocksdb.localdir", new File(dir, "db").getAbsolutePath());
+        conf.forEach(config::setString);
+        ClassLoader cl = KeyedBackends.class.getClassLoader();
+        StateBackend stateBackend;
+        switch (kind) {
+            case "rocksdb":
+                stateBackend = new EmbeddedRocksDBStateBackend().configure(config, cl);
+                break;
+            case "falcon":
+                config.setString("state.backend.falcon.native.required", "true");
+                stateBackend =
+                        new FalconStateBackend(new EmbeddedRocksDBStateBackend())
+                                .configure(config, cl);
+                break;
+            case "heap":
+                stateBackend = new HashMapStateBackend().configure(config, cl);
+                break;
+            default:
+                throw new IllegalArgumentException("unknown backend " + kind);
+        }
+        env = new MockEnvironmentBuilder().setManagedMemorySize(managedMemoryBytes).build();
+        backend =
+                (AbstractKeyedStateBackend<Long>)
+                        stateBackend.createKeyedStateBackend(
+                                env,
+                                new JobID(),
+                                "op",
+                                LongSerializer.INSTANCE,
+                                MAX_PARALLELISM,
+                                new KeyGroupRange(0, MAX_PARALLELISM - 1),
+                                env.getTaskKvStateRegistry(),
+                                TtlTimeProvider.DEFAULT,
+                                new UnregisteredMetricsGroup(),
+                                Collections.emptyList(),
+                                new CloseableRegistry(),
+                                1.0);
+        if (kind.equals("falcon") && !(backend instanceof FalconKeyedStateBackend)) {
+            throw new IllegalStateException("Falcon did not build its keyed backend: " + backend);
+        }
+    }
+
+    /** The RocksDB keyed backend (stock, or the one inside Falcon); null for the heap backend. */
+    @SuppressWarnings("unchecked")
+    public RocksDBKeyedStateBackend<Long> rocksDb() {
+        if (backend instanceof FalconKeyedStateBackend) {
+            return ((FalconKeyedStateBackend<Long>) backend).getRocksDBKeyedStateBackend();
+        }
+        if (backend instanceof RocksDBKeyedStateBackend) {
+            return (RocksDBKeyedStateBackend<Long>) backend;
+        }
+        return null;
+    }
+
+    public File dir() {
+        return dir;
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            backend.dispose();
+            env.close();
+        } finally {
+            FileUtils.deleteDirectoryQuietly(dir);
+        }
+    }
+}

@@ -1,0 +1,146 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.jmh;
+
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.infra.Blackhole;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Issue 7: ValueState get / update / get+update through Flink's state API, in the style of
+ * flink-benchmarks' ValueStateBenchmark (a keyed backend built directly, setCurrentKey + one
+ * state call per operation). 100k Long keys, 64-byte byte[] values, uniform or Zipf(0.99)
+ * access; stock RocksDB, Falcon with its cache holding 10% or 100% of the keys, and the heap
+ * (HashMapStateBackend) backend. Every key is written once in setup, so reads always hit a
+ * present key.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+public class ValueStateBenchmark {
+
+    public static final int KEYS = 100_000;
+    public static final int BATCH = 1024;
+    /** Managed memory of the mock slot (RocksDB's block cache and write buffers). */
+    public static final long MANAGED_MEMORY = 128L << 20;
+
+    /** rocksdb, falcon-10 (cache = 10% of the keys), falcon-100, heap. */
+    @Param({"rocksdb", "falcon-10", "falcon-100", "heap"})
+    public String backend;
+
+    @Param({"uniform", "zipf"})
+    public String distribution;
+
+    private KeyedBackends backends;
+    private AbstractKeyedStateBackend<Long> keyed;
+    private ValueState<byte[]> state;
+    private Long[] keys;
+    private int[] sequence;
+    private int position;
+    private byte[] value;
+
+    /** Falcon's configuration for a cache of {@code percent}% of the keys. */
+    static Map<String, String> falconCache(int keys, int percent) {
+        Map<String, String> conf = new HashMap<>();
+        conf.put("state.backend.falcon.cache.enabled", "true");
+        // A fixed per-subtask cache outside managed memory (RocksDB keeps all of it, as in the
+        // stock run), bounded by entries: exactly percent% of the keys.
+        conf.put("state.backend.falcon.cache.size-per-subtask", "256mb");
+        conf.put("state.backend.falcon.cache.entries-per-subtask", Long.toString((long) keys * percent / 100));
+        return conf;
+    }
+
+    static KeyedBackends open(String backend, int keys) throws Exception {
+        switch (backend) {
+            case "rocksdb":
+                return new KeyedBackends("rocksdb", new HashMap<>(), MANAGED_MEMORY);
+            case "heap":
+                return new KeyedBackends("heap", new HashMap<>(), MANAGED_MEMORY);
+            case "falcon-10":
+                return new KeyedBackends("falcon", falconCache(keys, 10), MANAGED_MEMORY);
+            case "falcon-100":
+                return new KeyedBackends("falcon", falconCache(keys, 100), MANAGED_MEMORY);
+            default:
+                throw new IllegalArgumentException(backend);
+        }
+    }
+
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+        backends = open(backend, KEYS);
+        keyed = backends.backend;
+        state =
+                keyed.getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        new ValueStateDescriptor<>("value", BytePrimitiveArraySerializer.INSTANCE));
+        KeySequence seq = KeySequence.of(distribution, KEYS, 42);
+        keys = seq.keys;
+        sequence = seq.sequence;
+        value = KeySequence.value(7);
+        for (int i = 0; i < KEYS; i++) {
+            keyed.setCurrentKey(keys[i]);
+            state.update(KeySequence.value(i));
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws Exception {
+        backends.close();
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public void get(Blackhole bh) throws Exception {
+        int p = position;
+        for (int i = 0; i < BATCH; i++) {
+            keyed.setCurrentKey(keys[sequence[p++ & KeySequence.MASK]]);
+            bh.consume(state.value());
+        }
+        position = p;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public void update() throws Exception {
+        int p = position;
+        for (int i = 0; i < BATCH; i++) {
+            keyed.setCurrentKey(keys[sequence[p++ & KeySequence.MASK]]);
+            state.update(value);
+        }
+        position = p;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public void getUpdate() throws Exception {
+        int p = position;
+        for (int i = 0; i < BATCH; i++) {
+            keyed.setCurrentKey(keys[sequence[p++ & KeySequence.MASK]]);
+            byte[] v = state.value();
+            state.update(v);
+        }
+        position = p;
+    }
+}

@@ -1,0 +1,217 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink.it;
+
+import io.falconstate.flink.FalconKeyedStateBackend;
+import io.falconstate.flink.FalconOptions;
+import io.falconstate.flink.FalconStateBackendFactory;
+import io.falconstate.flink.cache.HotStateCacheManager;
+import io.falconstate.flink.cache.NativeHotStateCache;
+
+import org.apache.flink.api.common.restartstrategy.RestartStrategies;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.Collector;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A keyed job on a MiniCluster whose slots give the cache a small managed-memory budget (so it
+ * evicts and writes back dirty entries between checkpoints all the time, and the dirty-byte cap
+ * triggers): with failures injected while processing records, in the middle of a checkpoint (its
+ * synchronous phase, after earlier checkpoints' flushes and evictions wrote into RocksDB) and right after a checkpoint completed,
+ * the collected result (exactly-once with checkpointing) equals the failure-free result computed
+ * without Flink; and at every checkpoint the cache's accounted bytes are within its quota.
+ */
+class CacheFailureAndBudgetITCase {
+
+    static final int RECORDS = 20_000;
+    static final int KEYS = 2_000;
+    static final long DIRTY_CAP = 16 << 10;
+
+    static final AtomicLong PROCESSED = new AtomicLong();
+    static final AtomicBoolean FAILED_IN_RECORD = new AtomicBoolean();
+    static final AtomicBoolean FAILED_IN_CHECKPOINT = new AtomicBoolean();
+    static final AtomicBoolean FAILED_AFTER_CHECKPOINT = new AtomicBoolean();
+    static final AtomicInteger CHECKPOINTS_CHECKED = new AtomicInteger();
+    static final AtomicLong MAX_EVICTIONS = new AtomicLong();
+    static final Queue<String> VIOLATIONS = new ConcurrentLinkedQueue<>();
+
+    @BeforeEach
+    void reset() {
+        PROCESSED.set(0);
+        FAILED_IN_RECORD.set(false);
+        FAILED_IN_CHECKPOINT.set(false);
+        FAILED_AFTER_CHECKPOINT.set(false);
+        CHECKPOINTS_CHECKED.set(0);
+        MAX_EVICTIONS.set(0);
+        VIOLATIONS.clear();
+    }
+
+    @Test
+    void failuresAnywhereGiveTheFailureFreeResultAndTheCacheStaysInItsQuota() throws Exception {
+        Configuration config = new Configuration();
+        config.setString(StateBackendOptions.STATE_BACKEND, FalconStateBackendFactory.class.getName());
+        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16mb"));
+        config.set(FalconOptions.CACHE_MANAGED_MEMORY_SHARE, 0.01); // ~82 KiB per slot
+        config.set(FalconOptions.CACHE_MAX_DIRTY_BYTES, new MemorySize(DIRTY_CAP));
+
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, config);
+        env.enableCheckpointing(100);
+        env.setRestartStrategy(RestartStrategies.fixedDelayRestart(10, 0));
+        DataStream<String> out =
+                env.fromSequence(0, RECORDS - 1)
+                        .setParallelism(1)
+                        .map(CacheFailureAndBudgetITCase::throttle)
+                        .setParallelism(1)
+                        .keyBy(v -> v % KEYS, Types.LONG)
+                        .transform("counter", Types.STRING, new CheckingOperator(new Counter()))
+                        .uid("counter");
+        List<String> lines = new ArrayList<>();
+        try (CloseableIterator<String> it = out.executeAndCollect("failures")) {
+            it.forEachRemaining(lines::add);
+        }
+        Collections.sort(lines);
+
+        assertThat(FAILED_IN_RECORD).as("failed while processing a record").isTrue();
+        assertThat(FAILED_IN_CHECKPOINT).as("failed in the middle of a checkpoint").isTrue();
+        assertThat(FAILED_AFTER_CHECKPOINT).as("failed after a checkpoint completed").isTrue();
+        assertThat(lines).isEqualTo(expected());
+        assertThat(CHECKPOINTS_CHECKED.get()).isGreaterThan(3);
+        assertThat(MAX_EVICTIONS.get()).as("the small budget made the cache evict").isPositive();
+        assertThat(VIOLATIONS).isEmpty();
+    }
+
+    private static Long throttle(Long v) throws InterruptedException {
+        if (v % 200 == 0) {
+            Thread.sleep(5);
+        }
+        return v;
+    }
+
+    /** Per key: {@code key,count} for every record, and {@code key,sum=...} after its last one. */
+    static List<String> expected() {
+        List<String> lines = new ArrayList<>();
+        int perKey = RECORDS / KEYS;
+        for (long k = 0; k < KEYS; k++) {
+            long sum = 0;
+            for (int i = 0; i < perKey; i++) {
+                lines.add(k + "," + (i + 1));
+                sum += k + (long) i * KEYS;
+            }
+            lines.add(k + ",sum=" + sum);
+        }
+        Collections.sort(lines);
+        return lines;
+    }
+
+    /** Two cached ValueStates per key; fails once at record 7000 (of all attempts). */
+    static final class Counter extends KeyedProcessFunction<Long, Long, String> {
+        private static final long serialVersionUID = 1L;
+        private transient ValueState<Long> count;
+        private transient ValueState<Long> sum;
+
+        @Override
+        public void open(Configuration parameters) {
+            count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
+            sum = getRuntimeContext().getState(new ValueStateDescriptor<>("sum", Types.LONG));
+        }
+
+        @Override
+        public void processElement(Long value, Context ctx, Collector<String> out)
+                throws Exception {
+            if (PROCESSED.incrementAndGet() == 7_000 && FAILED_IN_RECORD.compareAndSet(false, true)) {
+                throw new RuntimeException("injected failure while processing a record");
+            }
+            long c = count.value() == null ? 1 : count.value() + 1;
+            long s = (sum.value() == null ? 0 : sum.value()) + value;
+            count.update(c);
+            sum.update(s);
+            out.collect(ctx.getCurrentKey() + "," + c);
+            if (c == RECORDS / KEYS) {
+                out.collect(ctx.getCurrentKey() + ",sum=" + s);
+            }
+        }
+    }
+
+    /**
+     * Checks the cache against its quota and the dirty-byte cap in each checkpoint's synchronous
+     * phase, fails once in the middle of a checkpoint (that phase) and once after one completed.
+     */
+    static final class CheckingOperator extends KeyedProcessOperator<Long, Long, String> {
+        private static final long serialVersionUID = 1L;
+
+        CheckingOperator(KeyedProcessFunction<Long, Long, String> function) {
+            super(function);
+        }
+
+        /** The synchronous phase of every checkpoint, just before the keyed backend's. */
+        @Override
+        public void snapshotState(StateSnapshotContext context) throws Exception {
+            super.snapshotState(context);
+            long checkpointId = context.getCheckpointId();
+            KeyedStateBackend<?> backend = getKeyedStateBackend();
+            if (backend instanceof FalconKeyedStateBackend) {
+                HotStateCacheManager<?> cache =
+                        ((FalconKeyedStateBackend<?>) backend).getHotStateCache();
+                if (cache == null) {
+                    VIOLATIONS.add("no cache");
+                } else {
+                    long[] total = cache.totalStats();
+                    long quota = cache.quota()[0];
+                    if (quota <= 0 || total[NativeHotStateCache.STAT_BYTES] > quota) {
+                        VIOLATIONS.add(
+                                "checkpoint " + checkpointId + ": "
+                                        + total[NativeHotStateCache.STAT_BYTES] + " > " + quota);
+                    }
+                    if (total[NativeHotStateCache.STAT_DIRTY_BYTES] > DIRTY_CAP) {
+                        VIOLATIONS.add(
+                                "checkpoint " + checkpointId + ": dirty "
+                                        + total[NativeHotStateCache.STAT_DIRTY_BYTES]);
+                    }
+                    MAX_EVICTIONS.accumulateAndGet(
+                            total[NativeHotStateCache.STAT_EVICTIONS], Math::max);
+                    CHECKPOINTS_CHECKED.incrementAndGet();
+                }
+            } else {
+                VIOLATIONS.add("not a Falcon backend: " + backend);
+            }
+            if (PROCESSED.get() > 3_000 && FAILED_IN_CHECKPOINT.compareAndSet(false, true)) {
+                throw new RuntimeException("injected failure in the middle of a checkpoint");
+            }
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) throws Exception {
+            super.notifyCheckpointComplete(checkpointId);
+            if (PROCESSED.get() > 12_000 && FAILED_AFTER_CHECKPOINT.compareAndSet(false, true)) {
+                throw new RuntimeException("injected failure after a checkpoint completed");
+            }
+        }
+    }
+}
