@@ -52,7 +52,23 @@ fi
 
 module="$FALCON_ROOT/java/falcon-nexmark/target"
 [[ -f "$module/nexmark.classpath" ]] || die "missing $module/nexmark.classpath (run without --no-build)"
-classpath="$module/falcon-nexmark-$FALCON_VERSION.jar:$(cat "$module/nexmark.classpath")"
+[[ -f "$native" ]] || die "missing native library $native"
+# Freeze Falcon's jars and native library for the whole run: a rebuild or a `mvn install` of
+# falcon-flink during a long matrix must not change what the later runs measure.
+snapshot="$FALCON_ROOT/build/nexmark-bench/classpath-$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$snapshot"
+cp "$module/falcon-nexmark-$FALCON_VERSION.jar" "$snapshot/"
+cp "$native" "$snapshot/libfalcon_jni.so"
+native="$snapshot/libfalcon_jni.so"
+classpath="$snapshot/falcon-nexmark-$FALCON_VERSION.jar"
+IFS=":" read -r -a entries < "$module/nexmark.classpath" || true  # no trailing newline
+for entry in "${entries[@]}"; do
+  case "$entry" in
+    */io/falconstate/*|*/falcon-flink/target/*)
+      cp -r "$entry" "$snapshot/"; classpath+=":$snapshot/$(basename "$entry")" ;;
+    *) classpath+=":$entry" ;;
+  esac
+done
 # shellcheck disable=SC2207  # the flags are space-separated by design
 module_flags=($(grep -m1 -o '<java17.opens>[^<]*' "$FALCON_ROOT/java/pom.xml" | cut -d'>' -f2))
 

@@ -149,10 +149,18 @@ public final class NexmarkRunner {
     return runOn(cluster, o, configuration(o), statements, resultDir);
   }
 
-  /** Starts a one-TaskManager MiniCluster with {@code slots} slots on {@code conf}. */
+  /**
+   * Starts a one-TaskManager MiniCluster with {@code slots} slots on {@code conf}. Unless {@code
+   * conf} sets a REST port, the cluster's REST endpoint binds an ephemeral port, so runs do not
+   * collide with each other or with a Flink cluster on 8081.
+   */
   public static MiniCluster startCluster(Configuration conf, int slots) throws Exception {
+    Configuration c = new Configuration(conf);
+    if (!c.containsKey("rest.bind-port") && !c.containsKey("rest.port")) {
+      c.setString("rest.bind-port", "0");
+    }
     MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-        .setConfiguration(conf)
+        .setConfiguration(c)
         .setNumTaskManagers(1)
         .setNumSlotsPerTaskManager(slots)
         .build());

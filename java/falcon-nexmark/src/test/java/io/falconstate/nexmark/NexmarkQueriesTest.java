@@ -84,7 +84,10 @@ class NexmarkQueriesTest {
 
   @Test
   void warmupWindowExcludesTheFirstEvents() throws Exception {
-    NexmarkRunResult r = NexmarkTestRuns.run(cluster, NexmarkTestRuns.options("q4", "rocksdb", tmp)
+    // Under the class's directory: the shared cluster may still discard this job's checkpoints
+    // after it ended, which would race with deleting a per-test directory.
+    Path dir = clusterDir.resolve("warmup-window");
+    NexmarkRunResult r = NexmarkTestRuns.run(cluster, NexmarkTestRuns.options("q4", "rocksdb", dir)
         .sink(NexmarkRunOptions.Sink.BLACKHOLE).warmupFraction(0.2)
         .rateLimit(10_000)); // about 2 s: several 200 ms checkpoints, a visible warm-up
     MeasuredWindow w = r.window();
