@@ -3,7 +3,6 @@
  */
 package io.falconstate.flink;
 
-import io.falconstate.flink.cache.CacheSettings;
 import io.falconstate.flink.cache.HotStateCacheManager;
 
 import org.apache.flink.api.common.state.State;
@@ -63,11 +62,10 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     private final StateRegistry registry;
     private final CacheFlushHook flushHook;
     @Nullable private final HotStateCacheManager<K> cache;
-    @Nullable private final CacheSettings cacheSettings;
 
     FalconKeyedStateBackend(
             RocksDBKeyedStateBackend<K> rocksDb, StateRegistry registry, CacheFlushHook flushHook) {
-        this(rocksDb, registry, flushHook, null, null);
+        this(rocksDb, registry, flushHook, null);
     }
 
     /**
@@ -78,14 +76,12 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             RocksDBKeyedStateBackend<K> rocksDb,
             StateRegistry registry,
             CacheFlushHook flushHook,
-            @Nullable HotStateCacheManager<K> cache,
-            @Nullable CacheSettings cacheSettings) {
+            @Nullable HotStateCacheManager<K> cache) {
         super(rocksDb);
         this.rocksDb = rocksDb;
         this.registry = registry;
         this.flushHook = flushHook;
         this.cache = cache;
-        this.cacheSettings = cacheSettings;
     }
 
     /** The hot-state cache of this backend; null when the cache is off. */

@@ -423,8 +423,7 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
                     inner,
                     registry,
                     withTuning(cache != null ? cache : CacheFlushHook.NONE, tuner, inner),
-                    cache,
-                    getCacheSettings());
+                    cache);
         } catch (IOException | RuntimeException e) {
             if (cache != null) {
                 cache.release();
