@@ -9,6 +9,7 @@ import java.util.List;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,7 +23,28 @@ class NexmarkQueriesTest {
   @TempDir static Path clusterDir;
   private static MiniCluster cluster;
 
-  @TempDir Path tmp;
+  /**
+
+   * Per-test files live inside the class directory, which JUnit deletes only after {@code
+
+   * @AfterAll} closed the shared MiniCluster: the cluster may still be writing or discarding a
+
+   * finished job's checkpoint files when a test returns, which made a per-test {@code @TempDir}
+
+   * fail its cleanup now and then.
+
+   */
+
+  private Path tmp;
+
+
+  @BeforeEach
+
+  void createTestDirectory() throws java.io.IOException {
+
+    tmp = java.nio.file.Files.createTempDirectory(clusterDir, "test-");
+
+  }
 
   @BeforeAll
   static void startCluster() throws Exception {

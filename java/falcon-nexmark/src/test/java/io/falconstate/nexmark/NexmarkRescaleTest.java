@@ -32,6 +32,7 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,7 +51,28 @@ class NexmarkRescaleTest {
   @TempDir static Path clusterDir;
   private static MiniCluster cluster;
 
-  @TempDir Path tmp;
+  /**
+
+   * Per-test files live inside the class directory, which JUnit deletes only after {@code
+
+   * @AfterAll} closed the shared MiniCluster: the cluster may still be writing or discarding a
+
+   * finished job's checkpoint files when a test returns, which made a per-test {@code @TempDir}
+
+   * fail its cleanup now and then.
+
+   */
+
+  private Path tmp;
+
+
+  @BeforeEach
+
+  void createTestDirectory() throws java.io.IOException {
+
+    tmp = java.nio.file.Files.createTempDirectory(clusterDir, "test-");
+
+  }
 
   @BeforeAll
   static void startCluster() throws Exception {
