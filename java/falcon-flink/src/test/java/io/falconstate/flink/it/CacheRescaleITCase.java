@@ -23,8 +23,9 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.SinkFunction;
 import org.apache.flink.util.Collector;
 
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -62,11 +63,21 @@ class CacheRescaleITCase {
     static volatile long stopAfter;
     static final Queue<String> RESULT = new ConcurrentLinkedQueue<>();
 
-    @TempDir Path tmp;
+    private ScratchDirectory scratch;
+
+    @BeforeEach
+    void createScratch() throws IOException {
+        scratch = new ScratchDirectory("falcon-rescale");
+    }
+
+    @AfterEach
+    void deleteScratch() throws Exception {
+        scratch.close();
+    }
 
     @Test
     void rescaledTwoToOneToTwoFromRetainedCheckpointsGivesTheUnscaledResult() throws Exception {
-        Path checkpoints = tmp.resolve("checkpoints");
+        Path checkpoints = scratch.path().resolve("checkpoints");
         Path first = stoppedRun(2, null, checkpoints.resolve("run1"), 3_000);
         Path second = stoppedRun(1, first, checkpoints.resolve("run2"), 3_000);
         long secondStart = FIRST_RECORD.get();
