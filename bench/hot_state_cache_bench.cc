@@ -230,7 +230,7 @@ void PrintOverhead() {
     ++count;
   }
   std::printf("RESULT per_entry_overhead_sweep key_plus_value=8..263 entries=2000 mean_bytes=%.1f "
-              "worst_bytes=%.1f (small caches carry a fixed 24 KiB record chunk)\n",
+              "worst_bytes=%.1f (small caches carry the fixed initial sketch and index)\n",
               sum / count, worst);
 }
 

@@ -1,13 +1,20 @@
 // Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
 //
 // HotStateCache implementation. Layout (docs/cache.md):
-//  * one malloc'd block per entry: [uint32 value length][key][value];
-//  * a 24-byte record per entry in chunked arrays, addressed by a 32-bit id:
-//    block pointer, queue links (prev/next ids), hash-chain link and a meta
-//    word (key length:16 | state id:12 | queue:2 | dirty:1 | absent:1);
-//  * a power-of-two array of bucket heads (load factor in (0.5, 1]);
-//  * three intrusive queues (W-TinyLFU: window, probation, protected; LRU uses
-//    queue 0 only) and the frequency sketch.
+//  * one malloc'd block per entry: a 24-byte header (queue links, value
+//    length and flags, key length, state id, queue, dirty and referenced
+//    bits), then the key, then the value;
+//  * the index: an open-addressing table of 8-byte slots (Robin Hood linear
+//    probing, backward-shift deletion), each holding the block pointer, an
+//    8-bit hash tag and the probe distance, so a lookup reads one slot line
+//    and then the block itself: two dependent cache misses for a hit;
+//  * three intrusive doubly linked queues through the block headers
+//    (W-TinyLFU: window, probation, protected; LRU uses queue 0 only) and the
+//    frequency sketch.
+// W-TinyLFU hits only set the entry's referenced bit (in the block header,
+// which the key compare has just loaded) and bump the sketch (whose line was
+// prefetched with the slot); reordering is deferred to eviction (CLOCK-style
+// second chance), so a hit never touches neighbouring entries.
 
 #include "falcon/hot_state_cache.h"
 
@@ -26,32 +33,63 @@ namespace falcon {
 
 namespace {
 
-constexpr uint32_t kNil = 0xFFFFFFFFu;
-constexpr uint32_t kChunkShift = 10;
-constexpr uint32_t kChunkSize = 1u << kChunkShift;
-constexpr uint32_t kMaxIds = 0xFFFFFFF0u;
-
 constexpr uint8_t kWindow = 0;     // LRU: the only queue
 constexpr uint8_t kProbation = 1;
 constexpr uint8_t kProtected = 2;
 
-constexpr double kClimbInitialStep = 0.0625;
-constexpr double kClimbMinStep = 0.001;
-constexpr double kClimbHold = 0.001;
 constexpr double kMinWindow = 0.01;
 constexpr double kMaxWindow = 1.0;
+#ifndef FALCON_CLIMB_STEP
+#define FALCON_CLIMB_STEP 0.0625
+#endif
+#ifndef FALCON_CLIMB_DOWN_RATIO
+#define FALCON_CLIMB_DOWN_RATIO 2.0
+#endif
+#ifndef FALCON_CLIMB_PERIOD_MUL
+#define FALCON_CLIMB_PERIOD_MUL 1
+#endif
+#ifndef FALCON_CLIMB_MIN_PERIOD
+#define FALCON_CLIMB_MIN_PERIOD 8192
+#endif
+// Window adaptation (Climb); the macros exist so bench/cache_sim can be
+// rebuilt with other values.
+constexpr double kClimbStep = FALCON_CLIMB_STEP;  // share of the capacity, up
+constexpr double kClimbDownRatio = FALCON_CLIMB_DOWN_RATIO;
+constexpr uint64_t kClimbMinPeriod = FALCON_CLIMB_MIN_PERIOD;  // gets
 
-constexpr uint32_t kKeyLenMask = 0xFFFFu;
-constexpr uint32_t kStateShift = 16;
-constexpr uint32_t kStateMask = 0xFFFu;
-constexpr uint32_t kIdentityMask = 0x0FFFFFFFu;  // key length + state
-constexpr uint32_t kQueueShift = 28;
-constexpr uint32_t kDirtyBit = 1u << 30;
+// Entry::vword: value length (30 bits), absent, referenced.
+constexpr uint32_t kValueLenMask = (1u << 30) - 1;
+constexpr uint32_t kRefBit = 1u << 30;
 constexpr uint32_t kAbsentBit = 1u << 31;
+// Entry::bits: state id (12), queue (2), dirty (1).
+constexpr uint16_t kStateMask = 0x0FFF;
+constexpr uint32_t kQueueShift = 12;
+constexpr uint16_t kDirtyBit = 1u << 14;
+
+// Index slots: pointer (48 bits) | tag (8) | probe distance (8); 0 = empty.
+constexpr uint64_t kPtrMask = (uint64_t{1} << 48) - 1;
+constexpr uint64_t kTagMask = uint64_t{0xFF} << 48;
+constexpr uint32_t kDistShift = 56;
+constexpr uint64_t kDistOne = uint64_t{1} << kDistShift;
+constexpr uint64_t kMaxDist = 255;
+constexpr size_t kNoSlot = ~size_t{0};
+constexpr size_t kMinSlots = 64;
+// Grown by 1.4x when more than 80% full, so the table is at least 57% full
+// after growing: <= 14 bytes per entry (part of kEntryOverheadBytes).
+constexpr uint64_t kMaxLoadNum = 4, kMaxLoadDen = 5;
 
 inline uint64_t HashKey(uint32_t state, const void* key, size_t len) {
   return XXH3_64bits_withSeed(key, len, state);
 }
+
+// Maps a hash onto [0, n) without a division (Lemire's multiply-shift); uses
+// the high bits of the hash, the tag uses the low ones.
+__extension__ typedef unsigned __int128 Uint128;
+inline size_t HomeOf(uint64_t hash, size_t n) {
+  return static_cast<size_t>((static_cast<Uint128>(hash) * n) >> 64);
+}
+
+inline uint64_t TagOf(uint64_t hash) { return (hash & 0xFF) << 48; }
 
 inline void CopyBytes(char* dst, const char* src, size_t n) {
   if (n != 0) std::memcpy(dst, src, n);
@@ -63,29 +101,36 @@ inline bool SameBytes(const char* a, const char* b, size_t n) {
 
 }  // namespace
 
-struct HotStateCache::Rec {
-  char* block;  // [uint32 value length][key][value]
-  uint32_t prev;
-  uint32_t next;
-  uint32_t chain;
-  uint32_t meta;
+struct HotStateCache::Entry {
+  Entry* prev;
+  Entry* next;
+  uint32_t vword;
+  uint16_t klen;
+  uint16_t bits;
 
-  uint32_t key_len() const { return meta & kKeyLenMask; }
-  uint32_t state() const { return (meta >> kStateShift) & kStateMask; }
-  uint8_t queue() const { return static_cast<uint8_t>((meta >> kQueueShift) & 3); }
-  bool dirty() const { return (meta & kDirtyBit) != 0; }
-  bool absent() const { return (meta & kAbsentBit) != 0; }
-  uint32_t value_len() const {
-    uint32_t v;
-    std::memcpy(&v, block, sizeof(v));
-    return v;
-  }
-  const char* key() const { return block + 4; }
-  const char* value() const { return block + 4 + key_len(); }
+  char* key() { return reinterpret_cast<char*>(this) + sizeof(Entry); }
+  const char* key() const { return reinterpret_cast<const char*>(this) + sizeof(Entry); }
+  const char* value() const { return key() + klen; }
+  char* value() { return key() + klen; }
+  uint32_t value_len() const { return vword & kValueLenMask; }
+  uint32_t state() const { return bits & kStateMask; }
+  uint8_t queue() const { return static_cast<uint8_t>((bits >> kQueueShift) & 3); }
+  bool dirty() const { return (bits & kDirtyBit) != 0; }
+  bool absent() const { return (vword & kAbsentBit) != 0; }
+  bool referenced() const { return (vword & kRefBit) != 0; }
   void set_queue(uint8_t q) {
-    meta = (meta & ~(3u << kQueueShift)) | (uint32_t(q) << kQueueShift);
+    bits = static_cast<uint16_t>((bits & ~(3u << kQueueShift)) | (uint32_t(q) << kQueueShift));
   }
+  uint64_t Hash() const { return HashKey(state(), key(), klen); }
 };
+
+namespace {
+// The entry a slot points to (E = HotStateCache::Entry, private).
+template <class E>
+inline E* EntryAt(uint64_t slot) {
+  return reinterpret_cast<E*>(static_cast<uintptr_t>(slot & kPtrMask));
+}
+}  // namespace
 
 struct HotStateCache::StateSlot {
   CacheStats stats;
@@ -107,44 +152,35 @@ HotStateCache::HotStateCache(const CacheOptions& options, WriteBackSink* sink,
       sink_(sink),
       lease_(lease),
       window_frac_(std::clamp<uint32_t>(options.window_percent, 1, 80) / 100.0),
-      free_head_(kNil),
       sketch_(new cache_internal::FrequencySketch()) {
-  for (Queue& q : queues_) q = Queue{kNil, kNil, 0, 0};
-  buckets_.assign(64, kNil);
-  bucket_mask_ = 63;
+  for (Queue& q : queues_) q = Queue{nullptr, nullptr, 0, 0};
+  slots_.assign(kMinSlots, 0);
+  climb_period_ = kClimbMinPeriod;
   if (lease_ != nullptr) {
     RefreshQuota();
   } else {
     ApplyCapacity(options.max_bytes, options.max_entries);
   }
   uint64_t guess = cap_entries_ != 0 ? cap_entries_ : cap_bytes_ / 128;
-  sketch_->Resize(std::clamp<uint64_t>(guess, 64, 4096));
+  sketch_->Resize(std::clamp<uint64_t>(guess, 64, 4096));  // <= 32 KiB up front
   victims_.reserve(64);
   batch_.reserve(kMaxBatch);
 }
 
 HotStateCache::~HotStateCache() { Clear(); }
 
-HotStateCache::Rec& HotStateCache::R(uint32_t id) {
-  return chunks_[id >> kChunkShift][id & (kChunkSize - 1)];
-}
-const HotStateCache::Rec& HotStateCache::R(uint32_t id) const {
-  return chunks_[id >> kChunkShift][id & (kChunkSize - 1)];
-}
-
 uint64_t HotStateCache::ChargeFor(size_t key_size, size_t value_size) {
-  static_assert(sizeof(Rec) == 24, "the record is part of kEntryOverheadBytes");
+  static_assert(sizeof(Entry) == kEntryHeaderBytes,
+                "the header is part of the documented per-entry overhead");
   // glibc's malloc_usable_size for a request n: max(24, round16(n + 8) - 8).
-  uint64_t n = 4 + key_size + value_size;
+  uint64_t n = kEntryHeaderBytes + key_size + value_size;
   uint64_t usable = ((n + 8 + 15) & ~uint64_t{15}) - 8;
   if (usable < 24) usable = 24;
   return usable + kEntryOverheadBytes;
 }
 
 uint64_t HotStateCache::AllocatedBytes() const {
-  uint64_t blocks = bytes_ - count_ * kEntryOverheadBytes;
-  return blocks + chunks_.size() * kChunkSize * sizeof(Rec) +
-         buckets_.size() * sizeof(uint32_t) + sketch_->bytes();
+  return block_bytes_ + slots_.size() * sizeof(uint64_t) + sketch_->bytes();
 }
 
 HotStateCache::StateSlot& HotStateCache::Slot(uint32_t state_id) {
@@ -154,138 +190,185 @@ HotStateCache::StateSlot& HotStateCache::Slot(uint32_t state_id) {
 
 // --- queues ----------------------------------------------------------------
 
-void HotStateCache::Unlink(uint32_t id) {
-  Rec& r = R(id);
-  Queue& q = queues_[r.queue()];
-  if (r.prev != kNil) R(r.prev).next = r.next; else q.head = r.next;
-  if (r.next != kNil) R(r.next).prev = r.prev; else q.tail = r.prev;
-  uint64_t charge = malloc_usable_size(r.block) + kEntryOverheadBytes;
-  q.bytes -= charge;
+void HotStateCache::Unlink(Entry* e) {
+  Queue& q = queues_[e->queue()];
+  if (e->prev != nullptr) e->prev->next = e->next; else q.head = e->next;
+  if (e->next != nullptr) e->next->prev = e->prev; else q.tail = e->prev;
+  q.bytes -= malloc_usable_size(e) + kEntryOverheadBytes;
   q.count -= 1;
-  r.prev = r.next = kNil;
+  e->prev = e->next = nullptr;
 }
 
-void HotStateCache::PushTail(uint8_t qi, uint32_t id) {
-  Rec& r = R(id);
+void HotStateCache::PushTail(uint8_t qi, Entry* e) {
   Queue& q = queues_[qi];
-  r.set_queue(qi);
-  r.prev = q.tail;
-  r.next = kNil;
-  if (q.tail != kNil) R(q.tail).next = id; else q.head = id;
-  q.tail = id;
-  q.bytes += malloc_usable_size(r.block) + kEntryOverheadBytes;
+  e->set_queue(qi);
+  e->prev = q.tail;
+  e->next = nullptr;
+  if (q.tail != nullptr) q.tail->next = e; else q.head = e;
+  q.tail = e;
+  q.bytes += malloc_usable_size(e) + kEntryOverheadBytes;
   q.count += 1;
 }
 
-void HotStateCache::Demote() {
+// Links e into queue qi just before `pos` (a member of qi), or at the tail
+// when pos is null.
+void HotStateCache::InsertBefore(uint8_t qi, Entry* pos, Entry* e) {
+  if (pos == nullptr) {
+    PushTail(qi, e);
+    return;
+  }
+  Queue& q = queues_[qi];
+  e->set_queue(qi);
+  e->next = pos;
+  e->prev = pos->prev;
+  if (pos->prev != nullptr) pos->prev->next = e; else q.head = e;
+  pos->prev = e;
+  q.bytes += malloc_usable_size(e) + kEntryOverheadBytes;
+  q.count += 1;
+}
+
+// Moves e to the MRU end of its own queue: links only, no accounting.
+void HotStateCache::MoveToTail(Entry* e) {
+  Queue& q = queues_[e->queue()];
+  if (q.tail == e) return;
+  if (e->prev != nullptr) e->prev->next = e->next; else q.head = e->next;
+  e->next->prev = e->prev;  // e->next exists: e is not the tail
+  e->prev = q.tail;
+  e->next = nullptr;
+  q.tail->next = e;
+  q.tail = e;
+}
+
+// Protected overflow goes back to probation, just before `before` (the first
+// admission candidate, so demoted entries are victims, not candidates) or at
+// the tail. A referenced protected entry gets a second chance instead.
+void HotStateCache::Demote(Entry* before) {
   Queue& p = queues_[kProtected];
-  while (p.head != kNil &&
+  uint64_t budget = p.count;  // each entry is looked at once at most
+  while (p.head != nullptr && budget-- > 0 &&
          (p.bytes > protected_max_ ||
           (cap_entries_ != 0 && p.count > protected_max_entries_))) {
-    uint32_t id = p.head;
-    Unlink(id);
-    PushTail(kProbation, id);
+    Entry* e = p.head;
+    if (e->referenced()) {
+      e->vword &= ~kRefBit;
+      MoveToTail(e);
+      continue;
+    }
+    Unlink(e);
+    InsertBefore(kProbation, before, e);
   }
 }
 
-void HotStateCache::OnHit(uint32_t id) {
-  Rec& r = R(id);
-  const uint8_t qi = r.queue();
-  if (qi == kProbation) {
-    Unlink(id);
-    PushTail(kProtected, id);
-    Demote();
-    return;
+// A hit: LRU moves the entry to the MRU end; W-TinyLFU only marks it
+// referenced (the reordering happens at eviction time), so the hit touches
+// no other entry.
+inline void HotStateCache::OnHit(Entry* e) {
+  if (policy_ == CachePolicy::kLru) {
+    MoveToTail(e);
+  } else if (!e->referenced()) {
+    e->vword |= kRefBit;
   }
-  // Move to the MRU end of the same queue: links only, no accounting.
-  Queue& q = queues_[qi];
-  if (q.tail == id) return;
-  if (r.prev != kNil) R(r.prev).next = r.next; else q.head = r.next;
-  R(r.next).prev = r.prev;  // r.next exists: id is not the tail
-  r.prev = q.tail;
-  r.next = kNil;
-  R(q.tail).next = id;
-  q.tail = id;
 }
 
 // --- index -----------------------------------------------------------------
 
-uint64_t HotStateCache::HashOf(uint32_t id) const {
-  const Rec& r = R(id);
-  return HashKey(r.state(), r.key(), r.key_len());
-}
-
-uint32_t HotStateCache::Find(uint32_t state, std::string_view key,
-                             uint64_t hash) const {
-  const uint32_t want = static_cast<uint32_t>(key.size()) | (state << kStateShift);
-  uint32_t id = buckets_[hash & bucket_mask_];
-  while (id != kNil) {
-    const Rec& r = R(id);
-    if ((r.meta & kIdentityMask) == want &&
-        SameBytes(r.key(), key.data(), key.size())) {
-      return id;
+size_t HotStateCache::Find(uint32_t state, std::string_view key, uint64_t hash) const {
+  const size_t n = slots_.size();
+  const uint64_t tag = TagOf(hash);
+  size_t i = HomeOf(hash, n);
+  for (uint64_t d = 0;; ++d) {
+    const uint64_t s = slots_[i];
+    // Robin Hood: a slot closer to its home than we are to ours means the
+    // key is absent (it would have taken that slot).
+    if (s == 0 || (s >> kDistShift) < d) return kNoSlot;
+    if ((s & kTagMask) == tag) {
+      const Entry* e = EntryAt<Entry>(s);
+      if (e->klen == key.size() && e->state() == state &&
+          SameBytes(e->key(), key.data(), key.size())) {
+        return i;
+      }
     }
-    id = r.chain;
+    if (++i == n) i = 0;
   }
-  return kNil;
 }
 
-void HotStateCache::IndexInsert(uint32_t id, uint64_t hash) {
-  uint32_t& head = buckets_[hash & bucket_mask_];
-  R(id).chain = head;
-  head = id;
+size_t HotStateCache::FindEntry(const Entry* e, uint64_t hash) const {
+  const size_t n = slots_.size();
+  size_t i = HomeOf(hash, n);
+  while (EntryAt<Entry>(slots_[i]) != e) {
+    if (++i == n) i = 0;
+  }
+  return i;
 }
 
-void HotStateCache::IndexErase(uint32_t id, uint64_t hash) {
-  uint32_t* link = &buckets_[hash & bucket_mask_];
-  while (*link != id) link = &R(*link).chain;
-  *link = R(id).chain;
-  R(id).chain = kNil;
-}
-
-void HotStateCache::GrowBuckets() {
-  size_t n = buckets_.size() * 2;
-  std::vector<uint32_t> fresh(n, kNil);
-  buckets_.swap(fresh);
-  bucket_mask_ = n - 1;
-  for (uint32_t old_head : fresh) {
-    uint32_t id = old_head;
-    while (id != kNil) {
-      uint32_t next = R(id).chain;
-      IndexInsert(id, HashOf(id));
-      id = next;
+// Returns false (and inserts nothing) only if the block pointer does not fit
+// the 48 bits of a slot.
+bool HotStateCache::IndexInsert(Entry* e, uint64_t hash) {
+  const uintptr_t p = reinterpret_cast<uintptr_t>(e);
+  if ((p & ~kPtrMask) != 0) return false;
+  const size_t n = slots_.size();
+  size_t i = HomeOf(hash, n);
+  uint64_t cur = p | TagOf(hash);
+  while (true) {
+    const uint64_t s = slots_[i];
+    if (s == 0) {
+      slots_[i] = cur;
+      return true;
     }
+    if ((s >> kDistShift) < (cur >> kDistShift)) {
+      slots_[i] = cur;
+      cur = s;
+    }
+    if ((cur >> kDistShift) == kMaxDist) {
+      // A pathologically long run: grow and place the displaced entry again.
+      Entry* pending = EntryAt<Entry>(cur);
+      Rehash(n * 2);
+      return IndexInsert(pending, pending->Hash());
+    }
+    cur += kDistOne;
+    if (++i == n) i = 0;
   }
 }
 
-uint32_t HotStateCache::AllocRec() {
-  if (free_head_ != kNil) {
-    uint32_t id = free_head_;
-    free_head_ = R(id).chain;
-    return id;
+void HotStateCache::IndexErase(size_t pos) {
+  const size_t n = slots_.size();
+  size_t i = pos;
+  while (true) {
+    size_t j = i + 1 == n ? 0 : i + 1;
+    const uint64_t s = slots_[j];
+    if (s == 0 || (s >> kDistShift) == 0) {
+      slots_[i] = 0;
+      return;
+    }
+    slots_[i] = s - kDistOne;  // backward shift: one step closer to home
+    i = j;
   }
-  if (next_unused_ >= kMaxIds) return kNil;
-  if ((next_unused_ >> kChunkShift) >= chunks_.size()) {
-    chunks_.emplace_back(new Rec[kChunkSize]);
+}
+
+void HotStateCache::Rehash(size_t n) {
+  std::vector<uint64_t> old(n, 0);
+  old.swap(slots_);
+  for (uint64_t s : old) {
+    if (s == 0) continue;
+    Entry* e = EntryAt<Entry>(s);
+    (void)IndexInsert(e, e->Hash());  // pointers were checked on first insert
   }
-  return next_unused_++;
 }
 
 // --- accounting --------------------------------------------------------------
 
-void HotStateCache::SetDirty(uint32_t id, bool dirty) {
-  Rec& r = R(id);
-  if (r.dirty() == dirty) return;
-  uint64_t charge = malloc_usable_size(r.block) + kEntryOverheadBytes;
-  CacheStats& st = states_[r.state()].stats;
+void HotStateCache::SetDirty(Entry* e, bool dirty) {
+  if (e->dirty() == dirty) return;
+  uint64_t charge = malloc_usable_size(e) + kEntryOverheadBytes;
+  CacheStats& st = states_[e->state()].stats;
   if (dirty) {
-    r.meta |= kDirtyBit;
+    e->bits |= kDirtyBit;
     dirty_bytes_ += charge;
     dirty_count_ += 1;
     st.dirty_bytes += charge;
     st.dirty_entries += 1;
   } else {
-    r.meta &= ~kDirtyBit;
+    e->bits = static_cast<uint16_t>(e->bits & ~kDirtyBit);
     dirty_bytes_ -= charge;
     dirty_count_ -= 1;
     st.dirty_bytes -= charge;
@@ -294,32 +377,25 @@ void HotStateCache::SetDirty(uint32_t id, bool dirty) {
 }
 
 // Unlinks an entry from its queue and the index and removes it from the
-// accounting. The block and record stay allocated (see ReleaseRec).
-void HotStateCache::Detach(uint32_t id) {
-  Rec& r = R(id);
-  uint64_t charge = malloc_usable_size(r.block) + kEntryOverheadBytes;
-  Unlink(id);
-  IndexErase(id, HashOf(id));
-  CacheStats& st = states_[r.state()].stats;
-  if (r.dirty()) {
+// accounting. The block stays allocated (freed by the caller).
+void HotStateCache::Detach(Entry* e) {
+  if (e == newest_) newest_ = nullptr;
+  const uint64_t usable = malloc_usable_size(e);
+  const uint64_t charge = usable + kEntryOverheadBytes;
+  Unlink(e);
+  IndexErase(FindEntry(e, e->Hash()));
+  CacheStats& st = states_[e->state()].stats;
+  if (e->dirty()) {
     dirty_bytes_ -= charge;
     dirty_count_ -= 1;
     st.dirty_bytes -= charge;
     st.dirty_entries -= 1;
   }
   bytes_ -= charge;
+  block_bytes_ -= usable;
   count_ -= 1;
   st.bytes -= charge;
   st.entries -= 1;
-}
-
-void HotStateCache::ReleaseRec(uint32_t id) {
-  Rec& r = R(id);
-  std::free(r.block);
-  r.block = nullptr;
-  r.meta = 0;
-  r.chain = free_head_;
-  free_head_ = id;
 }
 
 // --- quota -------------------------------------------------------------------
@@ -363,20 +439,45 @@ Status HotStateCache::SetCapacity(uint64_t max_bytes, uint64_t max_entries) {
 
 // --- eviction ----------------------------------------------------------------
 
-bool HotStateCache::Admit(uint32_t candidate, uint32_t victim) const {
-  return sketch_->Frequency(HashOf(candidate)) > sketch_->Frequency(HashOf(victim));
+bool HotStateCache::Admit(const Entry* candidate, const Entry* victim) const {
+  return sketch_->Frequency(candidate->Hash()) > sketch_->Frequency(victim->Hash());
 }
 
-void HotStateCache::Evict(uint32_t id) {
-  Rec& r = R(id);
-  states_[r.state()].stats.evictions += 1;
-  bool dirty = r.dirty();
-  Detach(id);
+void HotStateCache::Evict(Entry* e) {
+  states_[e->state()].stats.evictions += 1;
+  const bool dirty = e->dirty();
+  Detach(e);
   if (dirty) {
-    victims_.push_back(id);  // written back, then released, by MakeRoom
+    victims_.push_back(e);  // written back, then freed, by MakeRoom
   } else {
-    ReleaseRec(id);
+    std::free(e);
   }
+}
+
+// The main area's victim: the probation head, never an admission candidate
+// (`cand` up to the probation tail). A referenced probation entry was hit
+// since it got there: it is promoted to protected instead (the deferred SLRU
+// promotion), and protected overflow goes back to probation. With no
+// non-candidate left in probation, the protected head (second chance for a
+// referenced one). Null if the main area holds only candidates.
+HotStateCache::Entry* HotStateCache::MainVictim(Entry* cand) {
+  Queue& pr = queues_[kProbation];
+  while (pr.head != nullptr && pr.head != cand) {
+    Entry* v = pr.head;
+    if (!v->referenced()) return v;
+    v->vword &= ~kRefBit;
+    Unlink(v);
+    PushTail(kProtected, v);
+    Demote(cand);
+  }
+  Queue& pt = queues_[kProtected];
+  while (pt.head != nullptr) {
+    Entry* v = pt.head;
+    if (!v->referenced()) return v;
+    v->vword &= ~kRefBit;
+    MoveToTail(v);
+  }
+  return nullptr;
 }
 
 Status HotStateCache::MakeRoom() {
@@ -385,31 +486,46 @@ Status HotStateCache::MakeRoom() {
     while (OverCapacity()) Evict(queues_[kWindow].head);
   } else {
     // Window overflow moves to probation; those entries are the candidates.
+    // A referenced window entry gets a second chance (CLOCK ~ LRU).
     Queue& w = queues_[kWindow];
-    uint32_t cand = kNil;
-    while (w.head != kNil &&
+    Entry* cand = nullptr;
+    while (w.head != nullptr &&
            (w.bytes > window_max_ ||
             (cap_entries_ != 0 && w.count > window_max_entries_))) {
-      uint32_t id = w.head;
-      Unlink(id);
-      PushTail(kProbation, id);
-      if (cand == kNil) cand = id;
+      Entry* e = w.head;
+      if (e->referenced()) {
+        // Second chance, but behind the newest entry: it was referenced
+        // before that one was inserted (as in an LRU window), so a 1-entry
+        // window keeps the entry just written rather than the older one.
+        e->vword &= ~kRefBit;
+        if (newest_ != nullptr && newest_ != e && newest_->queue() == kWindow) {
+          Unlink(e);
+          InsertBefore(kWindow, newest_, e);
+        } else {
+          MoveToTail(e);
+        }
+        continue;
+      }
+      Unlink(e);
+      PushTail(kProbation, e);
+      if (cand == nullptr) cand = e;
     }
     while (OverCapacity()) {
-      uint32_t victim = queues_[kProbation].head;
-      if (victim == kNil) victim = queues_[kProtected].head;
-      if (victim == kNil) victim = w.head;
-      if (cand != kNil && victim != cand) {
-        if (Admit(cand, victim)) {
-          Evict(victim);
-        } else {
-          uint32_t next = R(cand).next;
+      Entry* victim = MainVictim(cand);
+      if (victim == nullptr) {
+        if (cand != nullptr) {
+          Entry* next = cand->next;
           Evict(cand);
           cand = next;
+        } else {
+          Evict(w.head);  // everything is in the window
         }
-      } else {
-        if (victim == cand) cand = R(cand).next;
+      } else if (cand == nullptr || Admit(cand, victim)) {
         Evict(victim);
+      } else {
+        Entry* next = cand->next;
+        Evict(cand);
+        cand = next;
       }
     }
   }
@@ -424,17 +540,17 @@ Status HotStateCache::EmitVictims() {
     batch_.clear();
     size_t end = std::min(victims_.size(), i + kMaxBatch);
     for (size_t j = i; j < end; ++j) {
-      const Rec& r = R(victims_[j]);
+      const Entry* e = victims_[j];
       batch_.push_back(DirtyEntry{
-          r.state(), std::string_view(r.key(), r.key_len()),
-          r.absent() ? std::string_view() : std::string_view(r.value(), r.value_len()),
-          r.absent()});
-      CacheStats& st = states_[r.state()].stats;
+          e->state(), std::string_view(e->key(), e->klen),
+          e->absent() ? std::string_view() : std::string_view(e->value(), e->value_len()),
+          e->absent()});
+      CacheStats& st = states_[e->state()].stats;
       st.dirty_writebacks += 1;
-      if (r.absent()) st.tombstones += 1;
+      if (e->absent()) st.tombstones += 1;
     }
     if (status.ok()) status = sink_->Write(batch_.data(), batch_.size());
-    for (size_t j = i; j < end; ++j) ReleaseRec(victims_[j]);
+    for (size_t j = i; j < end; ++j) std::free(victims_[j]);
     i = end;
   }
   victims_.clear();
@@ -488,22 +604,26 @@ GetResult HotStateCache::Get(uint32_t state_id, std::string_view key) {
     return GetResult{Lookup::kBypass, nullptr, 0};
   }
   const uint64_t hash = HashKey(state_id, key.data(), key.size());
-  const uint32_t id = Find(state_id, key, hash);
   const bool bypassed = s.stats.bypassed_now;
-  if (policy_ == CachePolicy::kWTinyLfu && !bypassed) {
+  const bool counted = policy_ == CachePolicy::kWTinyLfu && !bypassed;
+  // The sketch line does not depend on the lookup: fetch it in parallel with
+  // the slot and the block.
+  if (counted) sketch_->Prefetch(hash);
+  const size_t pos = Find(state_id, key, hash);
+  if (counted) {
     sketch_->Increment(hash);
-    if (options_.adaptive_window) Climb(id != kNil);
+    if (options_.adaptive_window) Climb(pos != kNoSlot);
   }
-  if (id != kNil) {
-    OnHit(id);
+  if (pos != kNoSlot) {
+    Entry* e = EntryAt<Entry>(slots_[pos]);
+    OnHit(e);
     CountGet(s, true);
-    const Rec& r = R(id);
-    if (r.absent()) {
+    if (e->absent()) {
       s.stats.absent_hits += 1;
       return GetResult{Lookup::kAbsent, nullptr, 0};
     }
     s.stats.hits += 1;
-    return GetResult{Lookup::kHit, r.value(), r.value_len()};
+    return GetResult{Lookup::kHit, e->value(), e->value_len()};
   }
   CountGet(s, false);
   if (bypassed) {
@@ -514,37 +634,31 @@ GetResult HotStateCache::Get(uint32_t state_id, std::string_view key) {
   return GetResult{Lookup::kMiss, nullptr, 0};
 }
 
-// Hill climbing on the window share (W-TinyLFU), after the idea in Caffeine's
-// design notes: every sample period (2x capacity gets, at least 4096) the hit
-// ratio of the period is compared with the previous one; the window keeps
-// moving in the direction that improved it and turns around otherwise. The
-// step (6.25% of capacity) decays by 2% per period and restarts when the hit
-// ratio moves by 5 points or more (a workload shift).
+// Window adaptation (W-TinyLFU): hill climbing on the hit ratio after the
+// idea in Caffeine's design notes -- every period (max(8192, capacity in
+// entries) gets) the window moves one step of 6.25% of the capacity;
+// it keeps its direction while the period's hit ratio improves on the
+// previous one's and turns around otherwise -- with one change: a step down
+// is kClimbDownRatio times a step up. Per-period noise (about a point of hit
+// ratio) exceeds what one step changes, so on a workload where the window
+// does not matter the climber random-walks; the asymmetry turns that walk
+// into a drift towards the 1% minimum, which a stationary,
+// frequency-skewed workload wants, while a recency-skewed one (new keys hot
+// for a while), where each step up gains, still climbs towards 100% (LRU).
 void HotStateCache::Climb(bool hit) {
   climb_hits_ += hit ? 1 : 0;
   if (++climb_samples_ < climb_period_) return;
   const double rate = double(climb_hits_) / double(climb_samples_);
   climb_hits_ = climb_samples_ = 0;
   const uint64_t cap = cap_entries_ != 0 ? cap_entries_ : std::max<uint64_t>(count_, 64);
-  climb_period_ = std::max<uint64_t>(4096, 2 * cap);
-  if (climb_prev_rate_ >= 0) {
-    const double delta = rate - climb_prev_rate_;
-    // No change at all (e.g. all misses during a scan, or all hits): hold,
-    // so a long scan cannot walk the window up to pure LRU.
-    if (std::abs(delta) < kClimbHold) {
-      climb_prev_rate_ = rate;
-      return;
-    }
-    if (delta < 0) climb_dir_ = -climb_dir_;
-    if (std::abs(delta) >= 0.05) {
-      climb_step_ = kClimbInitialStep;
-    } else {
-      climb_step_ = std::max(climb_step_ * 0.98, kClimbMinStep);
-    }
-  }  // else: the first period takes the first step, towards a larger window
+  climb_period_ = std::max<uint64_t>(kClimbMinPeriod, FALCON_CLIMB_PERIOD_MUL * cap);
+  // Nothing to learn from two periods of only misses (a scan) or only hits:
+  // hold, so a long scan cannot walk the window up to pure LRU.
+  if (rate == climb_prev_rate_ && (rate == 0.0 || rate == 1.0)) return;
+  if (climb_prev_rate_ >= 0 && rate < climb_prev_rate_) climb_dir_ = -climb_dir_;
   climb_prev_rate_ = rate;
-  const double frac =
-      std::clamp(window_frac_ + climb_dir_ * climb_step_, kMinWindow, kMaxWindow);
+  const double step = climb_dir_ > 0 ? kClimbStep : -kClimbStep * kClimbDownRatio;
+  const double frac = std::clamp(window_frac_ + step, kMinWindow, kMaxWindow);
   if (frac != window_frac_) {
     window_frac_ = frac;
     ApplyCapacity(cap_bytes_, cap_entries_);
@@ -557,9 +671,9 @@ bool HotStateCache::IsBypassed(uint32_t state_id) const {
 
 // --- writes --------------------------------------------------------------------
 
-void HotStateCache::Discard(uint32_t id) {
-  Detach(id);
-  ReleaseRec(id);
+void HotStateCache::Discard(Entry* e) {
+  Detach(e);
+  std::free(e);
 }
 
 Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view key,
@@ -577,14 +691,15 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
   RefreshQuota();
   const bool key_ok = key.size() <= kMaxKeyBytes;
   const uint64_t hash = key_ok ? HashKey(state_id, key.data(), key.size()) : 0;
-  uint32_t id = key_ok ? Find(state_id, key, hash) : kNil;
+  const size_t pos = key_ok ? Find(state_id, key, hash) : kNoSlot;
+  Entry* e = pos != kNoSlot ? EntryAt<Entry>(slots_[pos]) : nullptr;
 
-  if (!dirty && id != kNil) return WriteOutcome::kCached;  // cached version wins
+  if (!dirty && e != nullptr) return WriteOutcome::kCached;  // cached version wins
   const bool fits = key_ok && value.size() <= kMaxValueBytes &&
                     ChargeFor(key.size(), value.size()) <= cap_bytes_;
-  const bool bypass_new = s.stats.bypassed_now && id == kNil;
+  const bool bypass_new = s.stats.bypassed_now && e == nullptr;
   if (!fits || bypass_new) {
-    if (id != kNil) Discard(id);  // the caller writes the newer version itself
+    if (e != nullptr) Discard(e);  // the caller writes the newer version itself
     s.stats.not_cached += 1;
     Status st = MakeRoom();
     if (!st.ok()) return st;
@@ -592,64 +707,68 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
   }
   if (policy_ == CachePolicy::kWTinyLfu && dirty) sketch_->Increment(hash);
 
-  const size_t need = 4 + key.size() + value.size();
+  const size_t need = kEntryHeaderBytes + key.size() + value.size();
   const uint32_t vlen = static_cast<uint32_t>(value.size());
-  if (id != kNil) {
+  if (e != nullptr) {
     // Update in place; reuse the block when it fits and is not too wasteful.
-    Rec& r = R(id);
-    size_t usable = malloc_usable_size(r.block);
+    const size_t usable = malloc_usable_size(e);
     if (need > usable || need * 2 + 64 < usable) {
-      char* nb = static_cast<char*>(std::malloc(need));
-      if (nb == nullptr) return Status::ResourceExhausted("malloc failed");
-      CopyBytes(nb + 4, key.data(), key.size());
-      // Re-account: detach from the queue with the old charge, attach new.
-      uint8_t q = r.queue();
-      bool was_dirty = r.dirty();
-      SetDirty(id, false);
-      uint64_t old_charge = usable + kEntryOverheadBytes;
-      // Keep the queue position: adjust queue bytes in place.
-      uint64_t new_charge = malloc_usable_size(nb) + kEntryOverheadBytes;
-      queues_[q].bytes = queues_[q].bytes - old_charge + new_charge;
-      bytes_ = bytes_ - old_charge + new_charge;
+      Entry* ne = static_cast<Entry*>(std::malloc(need));
+      if (ne == nullptr || (reinterpret_cast<uintptr_t>(ne) & ~kPtrMask) != 0) {
+        std::free(ne);
+        return Status::ResourceExhausted("malloc failed");
+      }
+      const bool was_dirty = e->dirty();
+      SetDirty(e, false);
+      std::memcpy(static_cast<void*>(ne), e, kEntryHeaderBytes + key.size());
+      // Same queue position: relink the neighbours, adjust the charges.
+      Queue& q = queues_[ne->queue()];
+      if (ne->prev != nullptr) ne->prev->next = ne; else q.head = ne;
+      if (ne->next != nullptr) ne->next->prev = ne; else q.tail = ne;
+      slots_[pos] = (slots_[pos] & ~kPtrMask) | reinterpret_cast<uintptr_t>(ne);
+      const uint64_t new_usable = malloc_usable_size(ne);
+      q.bytes = q.bytes - usable + new_usable;
+      bytes_ = bytes_ - usable + new_usable;
+      block_bytes_ = block_bytes_ - usable + new_usable;
       CacheStats& st = states_[state_id].stats;
-      st.bytes = st.bytes - old_charge + new_charge;
-      std::free(r.block);
-      r.block = nb;
-      if (was_dirty) SetDirty(id, true);
+      st.bytes = st.bytes - usable + new_usable;
+      if (newest_ == e) newest_ = ne;
+      std::free(e);
+      e = ne;
+      if (was_dirty) SetDirty(e, true);
     }
-    std::memcpy(r.block, &vlen, 4);
-    CopyBytes(r.block + 4 + key.size(), value.data(), value.size());
-    if (absent) r.meta |= kAbsentBit; else r.meta &= ~kAbsentBit;
-    SetDirty(id, dirty);
-    OnHit(id);
+    e->vword = vlen | (absent ? kAbsentBit : 0) | (e->vword & kRefBit);
+    CopyBytes(e->value(), value.data(), value.size());
+    SetDirty(e, dirty);
+    OnHit(e);
   } else {
-    char* block = static_cast<char*>(std::malloc(need));
-    if (block == nullptr) return Status::ResourceExhausted("malloc failed");
-    id = AllocRec();
-    if (id == kNil) {
-      std::free(block);
-      s.stats.not_cached += 1;
-      return WriteOutcome::kNotCached;
+    if ((count_ + 1) * kMaxLoadDen > slots_.size() * kMaxLoadNum) {
+      Rehash(slots_.size() + slots_.size() * 2 / 5);
     }
-    std::memcpy(block, &vlen, 4);
-    CopyBytes(block + 4, key.data(), key.size());
-    CopyBytes(block + 4 + key.size(), value.data(), value.size());
-    Rec& r = R(id);
-    r.block = block;
-    r.meta = static_cast<uint32_t>(key.size()) | (state_id << kStateShift) |
-             (absent ? kAbsentBit : 0);
-    r.prev = r.next = r.chain = kNil;
-    IndexInsert(id, hash);
-    PushTail(kWindow, id);
-    uint64_t charge = malloc_usable_size(block) + kEntryOverheadBytes;
+    e = static_cast<Entry*>(std::malloc(need));
+    if (e == nullptr) return Status::ResourceExhausted("malloc failed");
+    e->prev = e->next = nullptr;
+    e->vword = vlen | (absent ? kAbsentBit : 0);
+    e->klen = static_cast<uint16_t>(key.size());
+    e->bits = static_cast<uint16_t>(state_id);
+    CopyBytes(e->key(), key.data(), key.size());
+    CopyBytes(e->value(), value.data(), value.size());
+    if (!IndexInsert(e, hash)) {
+      std::free(e);
+      return Status::ResourceExhausted("malloc returned an address beyond 48 bits");
+    }
+    PushTail(kWindow, e);
+    newest_ = e;
+    const uint64_t usable = malloc_usable_size(e);
+    const uint64_t charge = usable + kEntryOverheadBytes;
     bytes_ += charge;
+    block_bytes_ += usable;
     count_ += 1;
     s.stats.bytes += charge;
     s.stats.entries += 1;
-    if (dirty) SetDirty(id, true);
-    if (count_ > buckets_.size()) GrowBuckets();
+    if (dirty) SetDirty(e, true);
     if (policy_ == CachePolicy::kWTinyLfu && count_ > sketch_->sized_for()) {
-      sketch_->Resize(sketch_->sized_for() * 2);
+      sketch_->Resize(sketch_->sized_for() + sketch_->sized_for() / 4 + 1);
     }
   }
   Status st = MakeRoom();
@@ -686,43 +805,41 @@ template <class F>
 void HotStateCache::ForEachColdFirst(F&& f) {
   const uint8_t order[3] = {kProbation, kWindow, kProtected};
   for (uint8_t q : order) {
-    uint32_t id = queues_[q].head;
-    while (id != kNil) {
-      uint32_t next = R(id).next;
-      if (!f(id)) return;
-      id = next;
+    Entry* e = queues_[q].head;
+    while (e != nullptr) {
+      Entry* next = e->next;
+      if (!f(e)) return;
+      e = next;
     }
   }
 }
 
-Status HotStateCache::WriteBackSorted(std::vector<uint32_t>* ids) {
-  std::sort(ids->begin(), ids->end(), [this](uint32_t a, uint32_t b) {
-    const Rec& ra = R(a);
-    const Rec& rb = R(b);
-    if (ra.state() != rb.state()) return ra.state() < rb.state();
-    std::string_view ka(ra.key(), ra.key_len()), kb(rb.key(), rb.key_len());
+Status HotStateCache::WriteBackSorted(std::vector<Entry*>* entries) {
+  std::sort(entries->begin(), entries->end(), [](const Entry* a, const Entry* b) {
+    if (a->state() != b->state()) return a->state() < b->state();
+    std::string_view ka(a->key(), a->klen), kb(b->key(), b->klen);
     return ka < kb;  // bytewise (char_traits<char>::compare uses memcmp order)
   });
   size_t i = 0;
-  while (i < ids->size()) {
+  while (i < entries->size()) {
     batch_.clear();
-    size_t end = std::min(ids->size(), i + kMaxBatch);
+    size_t end = std::min(entries->size(), i + kMaxBatch);
     for (size_t j = i; j < end; ++j) {
-      const Rec& r = R((*ids)[j]);
+      const Entry* e = (*entries)[j];
       batch_.push_back(DirtyEntry{
-          r.state(), std::string_view(r.key(), r.key_len()),
-          r.absent() ? std::string_view() : std::string_view(r.value(), r.value_len()),
-          r.absent()});
+          e->state(), std::string_view(e->key(), e->klen),
+          e->absent() ? std::string_view() : std::string_view(e->value(), e->value_len()),
+          e->absent()});
     }
     Status st = sink_->Write(batch_.data(), batch_.size());
     batch_.clear();
     if (!st.ok()) return st;
     for (size_t j = i; j < end; ++j) {
-      uint32_t id = (*ids)[j];
-      CacheStats& cs = states_[R(id).state()].stats;
+      Entry* e = (*entries)[j];
+      CacheStats& cs = states_[e->state()].stats;
       cs.dirty_writebacks += 1;
-      if (R(id).absent()) cs.tombstones += 1;
-      SetDirty(id, false);
+      if (e->absent()) cs.tombstones += 1;
+      SetDirty(e, false);
     }
     i = end;
   }
@@ -736,66 +853,61 @@ Status HotStateCache::Flush(uint32_t state_id) {
   if (state_id >= states_.size() || states_[state_id].stats.dirty_entries == 0) {
     return Status::OK();
   }
-  std::vector<uint32_t> ids;
-  ids.reserve(states_[state_id].stats.dirty_entries);
-  ForEachColdFirst([&](uint32_t id) {
-    const Rec& r = R(id);
-    if (r.dirty() && r.state() == state_id) ids.push_back(id);
+  std::vector<Entry*> entries;
+  entries.reserve(states_[state_id].stats.dirty_entries);
+  ForEachColdFirst([&](Entry* e) {
+    if (e->dirty() && e->state() == state_id) entries.push_back(e);
     return true;
   });
-  return WriteBackSorted(&ids);
+  return WriteBackSorted(&entries);
 }
 
 Status HotStateCache::FlushAll() {
   if (dirty_count_ == 0) return Status::OK();
-  std::vector<uint32_t> ids;
-  ids.reserve(dirty_count_);
-  ForEachColdFirst([&](uint32_t id) {
-    if (R(id).dirty()) ids.push_back(id);
+  std::vector<Entry*> entries;
+  entries.reserve(dirty_count_);
+  ForEachColdFirst([&](Entry* e) {
+    if (e->dirty()) entries.push_back(e);
     return true;
   });
-  return WriteBackSorted(&ids);
+  return WriteBackSorted(&entries);
 }
 
 Status HotStateCache::WriteBackDirty(uint64_t max_dirty_bytes) {
   if (dirty_bytes_ <= max_dirty_bytes) return Status::OK();
-  std::vector<uint32_t> ids;
+  std::vector<Entry*> entries;
   uint64_t remaining = dirty_bytes_;
-  ForEachColdFirst([&](uint32_t id) {
-    const Rec& r = R(id);
-    if (r.dirty()) {
-      ids.push_back(id);
-      remaining -= malloc_usable_size(r.block) + kEntryOverheadBytes;
+  ForEachColdFirst([&](Entry* e) {
+    if (e->dirty()) {
+      entries.push_back(e);
+      remaining -= malloc_usable_size(e) + kEntryOverheadBytes;
     }
     return remaining > max_dirty_bytes;
   });
-  return WriteBackSorted(&ids);
+  return WriteBackSorted(&entries);
 }
 
 void HotStateCache::DropState(uint32_t state_id) {
   if (state_id >= states_.size() || states_[state_id].stats.entries == 0) return;
-  ForEachColdFirst([&](uint32_t id) {
-    if (R(id).state() == state_id) Discard(id);
+  ForEachColdFirst([&](Entry* e) {
+    if (e->state() == state_id) Discard(e);
     return true;
   });
 }
 
 void HotStateCache::Clear() {
-  for (uint8_t q = 0; q < 3; ++q) {
-    uint32_t id = queues_[q].head;
-    while (id != kNil) {
-      uint32_t next = R(id).next;
-      std::free(R(id).block);
-      R(id).block = nullptr;
-      id = next;
+  for (Queue& q : queues_) {
+    Entry* e = q.head;
+    while (e != nullptr) {
+      Entry* next = e->next;
+      std::free(e);
+      e = next;
     }
-    queues_[q] = Queue{kNil, kNil, 0, 0};
+    q = Queue{nullptr, nullptr, 0, 0};
   }
-  chunks_.clear();
-  free_head_ = kNil;
-  next_unused_ = 0;
-  std::fill(buckets_.begin(), buckets_.end(), kNil);
-  count_ = bytes_ = dirty_bytes_ = dirty_count_ = 0;
+  std::vector<uint64_t>(kMinSlots, 0).swap(slots_);  // releases a grown index
+  newest_ = nullptr;
+  count_ = bytes_ = block_bytes_ = dirty_bytes_ = dirty_count_ = 0;
   for (StateSlot& s : states_) {
     s.stats.entries = s.stats.bytes = s.stats.dirty_entries = s.stats.dirty_bytes = 0;
     s.stats.bypassed_now = false;

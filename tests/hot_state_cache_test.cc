@@ -37,7 +37,7 @@ class RecordingSink : public WriteBackSink {
 
 // What the allocator really hands out for one entry, plus the fixed overhead.
 uint64_t RealCharge(size_t key, size_t value) {
-  void* p = std::malloc(4 + key + value);
+  void* p = std::malloc(HotStateCache::kEntryHeaderBytes + key + value);
   uint64_t usable = malloc_usable_size(p);
   std::free(p);
   return usable + HotStateCache::kEntryOverheadBytes;
@@ -304,14 +304,14 @@ TEST_P(HotStateCacheTest, AccountingMatchesTheAllocator) {
     std::memcpy(&key[0], &i, sizeof(i));
     ASSERT_TRUE(c.Put(0, key, std::string(64, 'v')).ok());
   }
-  // Charged = malloc_usable_size(4 + key + value) + 40 (= key + value + 48
+  // Charged = malloc_usable_size(24 + key + value) + 24 (= key + value + 48
   // with glibc for this size; glibc may hand out a slightly larger chunk than
   // asked, which is charged too), never below what the allocator holds for
   // the cache's structures.
   EXPECT_GE(c.bytes(), 20000u * RealCharge(16, 64));
   EXPECT_LE(c.bytes(), 20000u * (RealCharge(16, 64) + 16));
   uint64_t blocks = c.bytes() - 20000u * HotStateCache::kEntryOverheadBytes;
-  // Records, buckets and sketch together stay within the 40 bytes charged.
+  // Index slots and sketch together stay within the 24 bytes charged.
   EXPECT_LE(c.AllocatedBytes() - blocks, 20000u * HotStateCache::kEntryOverheadBytes + (1u << 15));
 }
 
@@ -357,6 +357,29 @@ TEST(HotStateCachePolicy, WTinyLfuResistsScans) {
   for (int i = 0; i < 500; ++i) ASSERT_TRUE(lru.Fill(0, "hot" + std::to_string(i), "h").ok());
   for (int i = 0; i < 5000; ++i) ASSERT_TRUE(lru.Fill(0, "scan" + std::to_string(i), "s").ok());
   EXPECT_EQ(lru.Get(0, "hot1").kind, Lookup::kMiss);
+}
+
+// Hits only set a referenced bit; the window's second chance re-queues a
+// referenced entry behind the newest one, so with a 1-entry window (4
+// entries) a value read right after its write is still a hit, even when the
+// older window entry was referenced (it leaves the window instead).
+TEST(HotStateCachePolicy, WTinyLfuReadAfterWriteHitsInATinyCache) {
+  RecordingSink sink;
+  HotStateCache c(Opts(CachePolicy::kWTinyLfu, 64 << 10, 4), &sink);
+  int hits = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (int k = 0; k < 10; ++k) {
+      const std::string key = "k" + std::to_string(k);
+      ASSERT_TRUE(c.Put(0, key, "x" + std::to_string(k)).ok());
+      GetResult r = c.Get(0, key);
+      ASSERT_EQ(r.kind, Lookup::kHit) << "round " << round << " key " << k;
+      EXPECT_EQ(r.value(), "x" + std::to_string(k));
+      ++hits;
+    }
+  }
+  EXPECT_EQ(hits, 30);
+  EXPECT_EQ(c.entries(), 4u);
+  EXPECT_GT(c.Stats(0).evictions, 0u);
 }
 
 TEST(HotStateCacheBypass, EntersProbesAndLeaves) {

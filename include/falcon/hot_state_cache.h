@@ -13,35 +13,59 @@
 // The cache never flushes everything and empties itself.
 //
 // Design choice: eviction policy
-//   Default: W-TinyLFU -- an LRU admission window (1% of the capacity at
-//   first, then adapted between 1% and 100% by hill climbing on the hit
-//   ratio) in front of a segmented LRU main area (20% probation, 80%
-//   protected), with a 4-bit count-min frequency sketch (four counters in one
-//   cache line, conservative update, halved every 20x capacity increments)
-//   that admits a window victim into the main area only if it has been seen
-//   more often than the main area's victim. Picked by measured hit ratio
-//   (bench/cache_sim, docs/benchmarks.md): on Zipf traces over 200k and 1M
-//   keys it reaches 0.88-0.99 of the top-k frequency bound, >= 0.95 in 12 of
-//   18 cells (0.606 vs bound 0.625 vs LRU 0.515 at alpha 0.99 with 1% of 200k
-//   keys) and beats LRU in every cell by up to 11 points; it is
-//   scan-resistant (a key seen once never displaces a main entry seen more
-//   often), and the adaptive window keeps it within 0-3 points of LRU on the
-//   Nexmark-like recency trace, where a fixed 1% window loses 14-53 points.
-//   Misses against the targets are listed in docs/benchmarks.md.
-//   S3-FIFO was the alternative: a cheaper hit path (one bit, no list move),
-//   but its 2-bit frequency and ghost queue trail a sketch on LFU-friendly,
-//   Zipf-like traces (published comparisons), the workload keyed state mostly
-//   is; it was not implemented and measured here. LRU is kept selectable as
-//   the baseline (CachePolicy::kLru).
+//   Default: W-TinyLFU -- an admission window (1% of the capacity at first,
+//   then adapted between 1% and 100% by hill climbing on the hit ratio) in
+//   front of a segmented main area (20% probation, 80% protected), with a
+//   4-bit count-min frequency sketch (four counters in one cache line,
+//   conservative update, 8 bytes = 16 counters per entry, halved every 20x
+//   capacity increments) that admits a window victim into the main area only
+//   if it has been seen more often than the main area's victim. Picked by
+//   measured hit ratio (bench/cache_sim, docs/benchmarks.md): on Zipf traces
+//   over 200k and 1M keys it reaches 0.905-0.991 of the top-k frequency
+//   bound, >= 0.95 in 13 of 18 cells (0.604 vs bound 0.625 vs LRU 0.515 at
+//   alpha 0.99 with 1% of 200k keys) and beats LRU in every cell by 0.4-12
+//   points; it is scan-resistant (a key seen once never displaces a main
+//   entry seen more often), and the adaptive window keeps it within -0.92 to
+//   +0.31 points of LRU on the Nexmark-like recency trace, where a fixed 1%
+//   window loses 14-53 points. Misses against the targets are listed
+//   in docs/benchmarks.md.
+//   Hits do not reorder anything: a W-TinyLFU hit sets a "referenced" bit in
+//   the entry's header and bumps the sketch; the reordering is deferred to
+//   eviction (CLOCK-style second chance: a referenced window head goes back
+//   behind the newest entry, a referenced protected head to the MRU end, a
+//   referenced probation entry is promoted to protected when it reaches the
+//   head). A hit touches no neighbouring
+//   entry. On the 200k-key simulator cells, with the same climber, this was
+//   within -2.3..+3.2 points of moving entries on every hit (8 of 11 cells
+//   within 1 point; the climber's noise dominates the differences).
+//   The window climber moves one step per period, keeps its direction while
+//   the hit ratio improves and turns around otherwise (Caffeine's idea), but
+//   a step down is twice a step up: per-period noise exceeds one step's
+//   effect, and the asymmetry turns the random walk on a workload where the
+//   window does not matter into a drift to the 1% a stationary Zipf wants.
+//   S3-FIFO was the alternative: a cheap hit path too, but its 2-bit
+//   frequency and ghost queue trail a sketch on LFU-friendly, Zipf-like
+//   traces (published comparisons), the workload keyed state mostly is; it
+//   was not implemented and measured here. LRU is kept selectable as the
+//   baseline (CachePolicy::kLru, exact: a hit moves the entry).
+//
+// Layout and hit path: one malloc'd block per entry, [24-byte header: queue
+// links, value length and flags, key length, state id][key][value]; the index
+// is an open-addressing table of 8-byte slots (block pointer | 8-bit hash tag
+// | probe distance, Robin Hood linear probing). A W-TinyLFU hit reads one slot
+// line, then the block (key compare, flag, value): two dependent cache
+// misses, with the sketch line prefetched in parallel.
 //
 // Memory accounting (docs/cache.md, "Per-entry overhead"): an entry costs
 //   malloc_usable_size(block) + kEntryOverheadBytes
-// where block = 4-byte value length + key + value (one malloc per entry) and
-// kEntryOverheadBytes (40) covers the 24-byte index record, the worst-case
-// hash-bucket share (8) and the worst-case frequency-sketch share (8). For
-// key + value a multiple of 16 this is exactly key + value + 48 bytes with
-// glibc. Usage (bytes()) never exceeds the quota after a call returns, except
-// transiently when the quota source shrank (next put/fill/ShrinkToQuota).
+// where block = kEntryHeaderBytes (24) + key + value (one malloc per entry,
+// so the header and the allocator's rounding are inside the usable size) and
+// kEntryOverheadBytes (24) covers the worst-case index-slot share (14: the
+// table grows by 1.4x at 80% load) and the worst-case frequency-sketch share
+// (10: 8 bytes per entry, regrown by 1.25x). For key + value a multiple of 16
+// this is exactly key + value + 48 bytes with glibc. Usage (bytes()) never
+// exceeds the quota after a call returns, except transiently when the quota
+// source shrank (next put/fill/ShrinkToQuota).
 //
 // Adaptive bypass (per state, optional): every window of `bypass_window`
 // gets of a state, its hit ratio is compared with `bypass_threshold`; after
@@ -113,7 +137,7 @@ struct CacheOptions {
   uint64_t max_entries = 0;
   // W-TinyLFU: admission window share of the capacity, in percent (1..50).
   uint32_t window_percent = 1;
-  // W-TinyLFU: adapt the window share (1%..80%) by hill climbing on the hit
+  // W-TinyLFU: adapt the window share (1%..100%) by hill climbing on the hit
   // ratio (recency-heavy workloads want a large window, frequency-heavy ones
   // a small one).
   bool adaptive_window = true;
@@ -176,7 +200,12 @@ class HotStateCache {
   static constexpr uint32_t kMaxStates = 4096;
   static constexpr size_t kMaxKeyBytes = 65535;
   static constexpr size_t kMaxValueBytes = (1u << 30) - 1;
-  static constexpr uint64_t kEntryOverheadBytes = 40;
+  // Bytes of every entry's block before its key and value (queue links and
+  // metadata); part of the block, so inside malloc_usable_size.
+  static constexpr size_t kEntryHeaderBytes = 24;
+  // Charged per entry on top of malloc_usable_size(block): the worst-case
+  // index-slot share (16) and frequency-sketch share (8).
+  static constexpr uint64_t kEntryOverheadBytes = 24;
   static constexpr size_t kMaxBatch = 256;
 
   // `sink` must be non-null and outlive the cache. `lease` (optional) provides
@@ -248,34 +277,35 @@ class HotStateCache {
   static uint64_t ChargeFor(size_t key_size, size_t value_size);
 
  private:
-  struct Rec;
+  struct Entry;  // header of an entry's malloc'd block (hot_state_cache.cc)
   struct Queue {
-    uint32_t head;  // LRU end (eviction side)
-    uint32_t tail;  // MRU end
+    Entry* head;  // LRU end (eviction side)
+    Entry* tail;  // MRU end
     uint64_t bytes;
     uint64_t count;
   };
   struct StateSlot;
 
-  Rec& R(uint32_t id);
-  const Rec& R(uint32_t id) const;
   StateSlot& Slot(uint32_t state_id);
-  uint32_t Find(uint32_t state, std::string_view key, uint64_t hash) const;
-  uint64_t HashOf(uint32_t id) const;
-  uint32_t AllocRec();
-  void ReleaseRec(uint32_t id);
-  void IndexInsert(uint32_t id, uint64_t hash);
-  void IndexErase(uint32_t id, uint64_t hash);
-  void GrowBuckets();
-  void Unlink(uint32_t id);
-  void PushTail(uint8_t queue, uint32_t id);
-  void OnHit(uint32_t id);
-  void Demote();
-  void SetDirty(uint32_t id, bool dirty);
-  void Detach(uint32_t id);
-  void Discard(uint32_t id);
-  void Evict(uint32_t id);
-  bool Admit(uint32_t candidate, uint32_t victim) const;
+  // Index (open addressing, Robin Hood): slot position of the entry with this
+  // key, or kNoSlot.
+  size_t Find(uint32_t state, std::string_view key, uint64_t hash) const;
+  size_t FindEntry(const Entry* e, uint64_t hash) const;
+  bool IndexInsert(Entry* e, uint64_t hash);
+  void IndexErase(size_t pos);
+  void Rehash(size_t slots);
+  void Unlink(Entry* e);
+  void PushTail(uint8_t queue, Entry* e);
+  void InsertBefore(uint8_t queue, Entry* pos, Entry* e);
+  void MoveToTail(Entry* e);
+  void OnHit(Entry* e);
+  void Demote(Entry* before);
+  void SetDirty(Entry* e, bool dirty);
+  void Detach(Entry* e);
+  void Discard(Entry* e);
+  void Evict(Entry* e);
+  Entry* MainVictim(Entry* cand);
+  bool Admit(const Entry* candidate, const Entry* victim) const;
   bool OverCapacity() const;
   void RefreshQuota();
   void ApplyCapacity(uint64_t bytes, uint64_t entries);
@@ -285,7 +315,7 @@ class HotStateCache {
                              std::string_view value, bool absent, bool dirty);
   Status MakeRoom();
   Status EmitVictims();
-  Status WriteBackSorted(std::vector<uint32_t>* ids);
+  Status WriteBackSorted(std::vector<Entry*>* entries);
   template <class F>
   void ForEachColdFirst(F&& f);
 
@@ -297,11 +327,12 @@ class HotStateCache {
   uint64_t cap_bytes_ = 0;
   uint64_t cap_entries_ = 0;  // 0 = none
   double window_frac_;
+  // Window adaptation (Climb): hits and gets of the running period, its
+  // length, the previous period's hit ratio and the current direction.
   uint64_t climb_hits_ = 0;
   uint64_t climb_samples_ = 0;
-  uint64_t climb_period_ = 4096;
+  uint64_t climb_period_ = 0;
   double climb_prev_rate_ = -1.0;
-  double climb_step_ = 0.0625;
   int climb_dir_ = 1;
   uint64_t window_max_ = 0;
   uint64_t protected_max_ = 0;
@@ -310,19 +341,18 @@ class HotStateCache {
   uint64_t lease_bytes_seen_ = ~0ull;
   uint64_t lease_entries_seen_ = ~0ull;
 
-  std::vector<std::unique_ptr<Rec[]>> chunks_;
-  uint32_t free_head_;
-  uint32_t next_unused_ = 0;
-  std::vector<uint32_t> buckets_;
-  uint64_t bucket_mask_ = 0;
+  // Slot: block pointer (low 48 bits) | tag (8 bits) | probe distance (8).
+  std::vector<uint64_t> slots_;
   Queue queues_[3];
+  Entry* newest_ = nullptr;  // the entry inserted last, while it is cached
   uint64_t count_ = 0;
   uint64_t bytes_ = 0;
+  uint64_t block_bytes_ = 0;  // sum of malloc_usable_size of the blocks
   uint64_t dirty_bytes_ = 0;
   uint64_t dirty_count_ = 0;
   std::unique_ptr<cache_internal::FrequencySketch> sketch_;
   std::vector<StateSlot> states_;
-  std::vector<uint32_t> victims_;   // dirty victims of one call (reused)
+  std::vector<Entry*> victims_;     // dirty victims of one call (reused)
   std::vector<DirtyEntry> batch_;   // reused scratch
 };
 

@@ -3,11 +3,13 @@
 // A count-min sketch of 4-bit counters with conservative update and periodic
 // halving ("aging"), the frequency filter of W-TinyLFU (Einziger et al., ACM
 // ToS 2017). Four counters per key, all in one 64-byte block (one cache miss
-// per access), each in a different 64-bit word holding 16 counters. Sized to 4 bytes per expected entry (words = entries/2,
-// rounded up to a power of two, so < 8 bytes per entry), at least 8 KiB; all
-// counters are halved every 20 x (sized-for entries) increments. These three
-// constants were picked with bench/cache_sim (docs/cache.md); the macros only
-// exist so the simulator can be rebuilt with other values.
+// per access, prefetched by the cache's hit path), each in a different
+// 64-bit word holding 16 counters. Sized to FALCON_SKETCH_BYTES_PER_ENTRY (8)
+// bytes, i.e. 16 counters, per expected entry -- any number of blocks, picked
+// by multiply-shift, so no power-of-two rounding doubles it -- and at least
+// 8 KiB; all counters are halved every 20 x (sized-for entries) increments.
+// These constants were picked with bench/cache_sim (docs/cache.md); the
+// macros only exist so the simulator can be rebuilt with other values.
 //
 // Thread-safety: none (owned by one HotStateCache). Never allocates after
 // Resize().
@@ -22,28 +24,26 @@
 namespace falcon {
 namespace cache_internal {
 
-#ifndef FALCON_SKETCH_ENTRIES_PER_WORD
-#define FALCON_SKETCH_ENTRIES_PER_WORD 2
+#ifndef FALCON_SKETCH_BYTES_PER_ENTRY
+#define FALCON_SKETCH_BYTES_PER_ENTRY 8
 #endif
 #ifndef FALCON_SKETCH_SAMPLE_FACTOR
 #define FALCON_SKETCH_SAMPLE_FACTOR 20
 #endif
-#ifndef FALCON_SKETCH_MIN_WORDS
-#define FALCON_SKETCH_MIN_WORDS 1024
+#ifndef FALCON_SKETCH_MIN_BLOCKS
+#define FALCON_SKETCH_MIN_BLOCKS 128
 #endif
 
 class FrequencySketch {
  public:
-  static constexpr uint64_t kEntriesPerWord = FALCON_SKETCH_ENTRIES_PER_WORD;
-
   // Sized for `entries` keys (>= 1); clears all counters.
   void Resize(uint64_t entries) {
-    uint64_t words = FALCON_SKETCH_MIN_WORDS;
-    while (words * kEntriesPerWord < entries) words <<= 1;
-    table_.assign(words / 8, Block{});
-    mask_ = words / 8 - 1;
+    uint64_t blocks = (entries * FALCON_SKETCH_BYTES_PER_ENTRY + sizeof(Block) - 1) / sizeof(Block);
+    blocks = std::max<uint64_t>(blocks, FALCON_SKETCH_MIN_BLOCKS);
+    table_.assign(blocks, Block{});
     sized_for_ = entries;
-    sample_limit_ = FALCON_SKETCH_SAMPLE_FACTOR * std::max<uint64_t>(entries, words * kEntriesPerWord);
+    sample_limit_ = FALCON_SKETCH_SAMPLE_FACTOR *
+                    std::max<uint64_t>(entries, blocks * sizeof(Block) / FALCON_SKETCH_BYTES_PER_ENTRY);
     samples_ = 0;
   }
   uint64_t sized_for() const { return sized_for_; }
@@ -59,6 +59,12 @@ class FrequencySketch {
       if (c < f) f = c;
     }
     return f;
+  }
+
+  // Starts loading the key's block (the hit path issues it before the index
+  // lookup, so the two cache misses overlap).
+  void Prefetch(uint64_t hash) const {
+    __builtin_prefetch(&table_[BlockOf(hash)], 1);
   }
 
   void Increment(uint64_t hash) {
@@ -91,7 +97,13 @@ class FrequencySketch {
     x ^= x >> 32;
     return x;
   }
-  uint64_t BlockOf(uint64_t hash) const { return (hash >> 20) & mask_; }
+  // Any block count (multiply-shift instead of a mask), so the table can be
+  // sized to exactly FALCON_SKETCH_BYTES_PER_ENTRY per entry. Rotated so the
+  // block does not correlate with the index slot (which uses the high bits).
+  uint64_t BlockOf(uint64_t hash) const {
+    const uint64_t r = (hash << 24) | (hash >> 40);
+    return static_cast<uint64_t>((static_cast<Uint128>(r) * table_.size()) >> 64);
+  }
   static uint64_t Spread(uint64_t hash) { return Mix(hash + 0x9e3779b97f4a7c15ull); }
   static uint32_t Word(uint64_t h, int i) {
     return static_cast<uint32_t>(i * 2 + ((h >> (60 + i)) & 1));
@@ -106,8 +118,8 @@ class FrequencySketch {
     samples_ /= 2;
   }
 
+  __extension__ typedef unsigned __int128 Uint128;
   std::vector<Block> table_;
-  uint64_t mask_ = 0;
   uint64_t sized_for_ = 0;
   uint64_t sample_limit_ = 0;
   uint64_t samples_ = 0;
