@@ -3,10 +3,16 @@
 // Natives of io.falconstate.flink.cache.NativeHotStateCache.
 //
 // Hot path contract (value()/update() of a cached ValueState, once per record):
-// the key arrives in a Java byte[] the caller reuses, is copied onto the
-// native stack (GetByteArrayRegion; no pinning, no allocation for keys up to
-// kStackKeyBytes), and a hit copies the value into another reused byte[]
-// (SetByteArrayRegion). Nothing is allocated on either side of the boundary.
+// keys and values cross the boundary through one direct ByteBuffer per cache,
+// the "io buffer", which Java attaches once (nativeAttachIo) and whose address
+// and capacity the native side keeps. Java copies the key (and a written value
+// right after it) into the buffer with plain memory stores and passes only
+// lengths; a hit copies the value to the start of the buffer, where Java reads
+// it. A hot call therefore makes no JNI function call at all: no
+// GetByteArrayRegion / SetByteArrayRegion / Get/ReleasePrimitiveArrayCritical /
+// GetArrayLength / ExceptionCheck, only the native method's own transition.
+// Lengths are checked against the attached capacity, so a wrong length can
+// never read or write outside the buffer. Nothing is allocated on either side.
 //
 // Dirty victims and flushed entries are appended by a BufferSink to a native
 // buffer; the write calls report "write-backs pending" and Java drains the
@@ -19,7 +25,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <string>
 #include <string_view>
 #include <vector>
 
@@ -44,7 +49,6 @@ constexpr jint kErrorReturn = -4;
 constexpr jint kWriteNotCached = 1;
 constexpr jint kWritePending = 2;
 
-constexpr size_t kStackKeyBytes = 512;
 constexpr size_t kRecordHeaderBytes = 12;
 
 class BufferSink final : public WriteBackSink {
@@ -121,6 +125,10 @@ struct NativeCache {
   // amount. One comparison per write; no extra JNI crossing.
   uint64_t dirty_cap = 0;
   uint64_t dirty_low_water = 0;
+  // The attached io buffer (see the top of this file). Java keeps the
+  // ByteBuffer reachable for as long as it is attached, so no global ref.
+  char* io = nullptr;
+  size_t io_capacity = 0;
 };
 
 NativeCache* Checked(JNIEnv* env, jlong handle) {
@@ -140,44 +148,31 @@ bool CheckStateId(JNIEnv* env, jint state_id) {
   return true;
 }
 
-// Checks `array` holds at least `length` bytes (length >= 0).
-bool CheckRange(JNIEnv* env, jbyteArray array, jint length, const char* what) {
-  if (array == nullptr) {
-    ThrowNullPointer(env, what);
+// Checks that [0, key_length + value_length) lies in the attached io buffer
+// (value_length 0 when there is no value).
+bool CheckIo(JNIEnv* env, const NativeCache* nc, jint key_length,
+             jint value_length) {
+  if (nc->io == nullptr) {
+    ThrowIllegalState(env, "falcon: no io buffer attached");
     return false;
   }
-  if (length < 0 || length > env->GetArrayLength(array)) {
-    ThrowIndexOutOfBounds(env, what);
+  if (key_length < 0 || value_length < 0 ||
+      static_cast<uint64_t>(key_length) + static_cast<uint64_t>(value_length) >
+          nc->io_capacity) {
+    ThrowIndexOutOfBounds(env, "falcon: key/value length outside the io buffer");
     return false;
   }
   return true;
 }
 
-// A key copied out of a Java array: on the stack when small.
-class KeyCopy {
- public:
-  bool Load(JNIEnv* env, jbyteArray key, jint length) {
-    if (!CheckRange(env, key, length, "falcon: key length exceeds the key array")) {
-      return false;
-    }
-    size_ = static_cast<size_t>(length);
-    if (size_ <= kStackKeyBytes) {
-      data_ = stack_;
-    } else {
-      heap_.resize(size_);
-      data_ = heap_.data();
-    }
-    env->GetByteArrayRegion(key, 0, length, reinterpret_cast<jbyte*>(data_));
-    return !env->ExceptionCheck();
-  }
-  std::string_view view() const { return std::string_view(data_, size_); }
+std::string_view IoKey(const NativeCache* nc, jint key_length) {
+  return std::string_view(nc->io, static_cast<size_t>(key_length));
+}
 
- private:
-  char stack_[kStackKeyBytes];
-  std::string heap_;
-  char* data_ = stack_;
-  size_t size_ = 0;
-};
+std::string_view IoValue(const NativeCache* nc, jint key_length,
+                         jint value_length) {
+  return std::string_view(nc->io + key_length, static_cast<size_t>(value_length));
+}
 
 jint WriteCode(JNIEnv* env, NativeCache* nc, WriteOutcome outcome) {
   jint code = outcome == WriteOutcome::kNotCached ? kWriteNotCached : 0;
@@ -238,18 +233,40 @@ void Dispose(JNIEnv* env, jclass, jlong handle) {
   GuardJniVoid(env, [&] { delete FromHandle<NativeCache>(handle); });
 }
 
-jint Get(JNIEnv* env, jclass, jlong handle, jint state_id, jbyteArray key,
-         jint key_length, jbyteArray value_out) {
+// Attaches `buffer` (a direct ByteBuffer of at least 16 bytes) as the io
+// buffer; it replaces the previous one. Called once per buffer, never per
+// record: GetDirectBufferAddress is looked up here only.
+void AttachIo(JNIEnv* env, jclass, jlong handle, jobject buffer) {
+  GuardJniVoid(env, [&] {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr) return;
+    if (buffer == nullptr) {
+      ThrowNullPointer(env, "falcon: io buffer is null");
+      return;
+    }
+    auto* address = static_cast<char*>(env->GetDirectBufferAddress(buffer));
+    jlong capacity = env->GetDirectBufferCapacity(buffer);
+    if (address == nullptr || capacity < 16) {
+      ThrowIllegalArgument(env, "falcon: io buffer is not a direct buffer of 16+ bytes");
+      return;
+    }
+    nc->io = address;
+    nc->io_capacity = static_cast<size_t>(capacity);
+  });
+}
+
+// Key in io[0, key_length). A hit of at most io_capacity bytes is copied to
+// io[0, size) and its size returned; a larger one returns
+// kGetNeedBuffer - size (Java attaches a larger buffer and asks again).
+jint Get(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length) {
   return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
     NativeCache* nc = Checked(env, handle);
-    if (nc == nullptr || !CheckStateId(env, state_id)) return kErrorReturn;
-    if (value_out == nullptr) {
-      ThrowNullPointer(env, "falcon: value buffer is null");
+    if (nc == nullptr || !CheckStateId(env, state_id) ||
+        !CheckIo(env, nc, key_length, 0)) {
       return kErrorReturn;
     }
-    KeyCopy k;
-    if (!k.Load(env, key, key_length)) return kErrorReturn;
-    GetResult r = nc->cache->Get(static_cast<uint32_t>(state_id), k.view());
+    GetResult r = nc->cache->Get(static_cast<uint32_t>(state_id),
+                                 IoKey(nc, key_length));
     switch (r.kind) {
       case Lookup::kMiss:
         return kGetMiss;
@@ -260,89 +277,67 @@ jint Get(JNIEnv* env, jclass, jlong handle, jint state_id, jbyteArray key,
       case Lookup::kHit:
         break;
     }
-    if (r.size > static_cast<size_t>(env->GetArrayLength(value_out))) {
+    if (r.size > nc->io_capacity) {
       return kGetNeedBuffer - static_cast<jint>(r.size);
     }
-    env->SetByteArrayRegion(value_out, 0, static_cast<jsize>(r.size),
-                            reinterpret_cast<const jbyte*>(r.data));
+    // r.data points into the cache's entry, never into io: no overlap.
+    if (r.size != 0) std::memcpy(nc->io, r.data, r.size);
     return static_cast<jint>(r.size);
   });
 }
 
-jint Put(JNIEnv* env, jclass, jlong handle, jint state_id, jbyteArray key,
-         jint key_length, jbyteArray value, jint value_length) {
+// Key in io[0, key_length), value right after it.
+jint Put(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length,
+         jint value_length) {
   return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
     NativeCache* nc = Checked(env, handle);
-    if (nc == nullptr || !CheckStateId(env, state_id)) return kErrorReturn;
-    KeyCopy k;
-    if (!k.Load(env, key, key_length)) return kErrorReturn;
-    if (!CheckRange(env, value, value_length,
-                    "falcon: value length exceeds the value array")) {
+    if (nc == nullptr || !CheckStateId(env, state_id) ||
+        !CheckIo(env, nc, key_length, value_length)) {
       return kErrorReturn;
     }
-    // Values are copied straight from the pinned (or copied) array into the
-    // cache's entry; released without write-back (JNI_ABORT).
-    jbyte* v = static_cast<jbyte*>(env->GetPrimitiveArrayCritical(value, nullptr));
-    if (v == nullptr) {
-      ThrowOutOfMemory(env, "falcon: cannot access the value array");
-      return kErrorReturn;
-    }
-    Result<WriteOutcome> r = nc->cache->Put(
-        static_cast<uint32_t>(state_id), k.view(),
-        std::string_view(reinterpret_cast<const char*>(v),
-                         static_cast<size_t>(value_length)));
-    env->ReleasePrimitiveArrayCritical(value, v, JNI_ABORT);
-    if (!r.ok()) {
-      ThrowStatus(env, r.status());
-      return kErrorReturn;
-    }
-    return WriteCode(env, nc, *r);
-  });
-}
-
-jint Fill(JNIEnv* env, jclass, jlong handle, jint state_id, jbyteArray key,
-          jint key_length, jbyteArray value, jint value_length) {
-  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
-    NativeCache* nc = Checked(env, handle);
-    if (nc == nullptr || !CheckStateId(env, state_id)) return kErrorReturn;
-    KeyCopy k;
-    if (!k.Load(env, key, key_length)) return kErrorReturn;
-    Result<WriteOutcome> r = Status::Internal("unset");
-    if (value == nullptr) {
-      r = nc->cache->FillAbsent(static_cast<uint32_t>(state_id), k.view());
-    } else {
-      if (!CheckRange(env, value, value_length,
-                      "falcon: value length exceeds the value array")) {
-        return kErrorReturn;
-      }
-      jbyte* v =
-          static_cast<jbyte*>(env->GetPrimitiveArrayCritical(value, nullptr));
-      if (v == nullptr) {
-        ThrowOutOfMemory(env, "falcon: cannot access the value array");
-        return kErrorReturn;
-      }
-      r = nc->cache->Fill(static_cast<uint32_t>(state_id), k.view(),
-                          std::string_view(reinterpret_cast<const char*>(v),
-                                           static_cast<size_t>(value_length)));
-      env->ReleasePrimitiveArrayCritical(value, v, JNI_ABORT);
-    }
-    if (!r.ok()) {
-      ThrowStatus(env, r.status());
-      return kErrorReturn;
-    }
-    return WriteCode(env, nc, *r);
-  });
-}
-
-jint Remove(JNIEnv* env, jclass, jlong handle, jint state_id, jbyteArray key,
-            jint key_length) {
-  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
-    NativeCache* nc = Checked(env, handle);
-    if (nc == nullptr || !CheckStateId(env, state_id)) return kErrorReturn;
-    KeyCopy k;
-    if (!k.Load(env, key, key_length)) return kErrorReturn;
     Result<WriteOutcome> r =
-        nc->cache->Remove(static_cast<uint32_t>(state_id), k.view());
+        nc->cache->Put(static_cast<uint32_t>(state_id), IoKey(nc, key_length),
+                       IoValue(nc, key_length, value_length));
+    if (!r.ok()) {
+      ThrowStatus(env, r.status());
+      return kErrorReturn;
+    }
+    return WriteCode(env, nc, *r);
+  });
+}
+
+// As Put; value_length < 0 caches "known absent".
+jint Fill(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length,
+          jint value_length) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    bool absent = value_length < 0;
+    if (nc == nullptr || !CheckStateId(env, state_id) ||
+        !CheckIo(env, nc, key_length, absent ? 0 : value_length)) {
+      return kErrorReturn;
+    }
+    uint32_t state = static_cast<uint32_t>(state_id);
+    Result<WriteOutcome> r =
+        absent ? nc->cache->FillAbsent(state, IoKey(nc, key_length))
+               : nc->cache->Fill(state, IoKey(nc, key_length),
+                                 IoValue(nc, key_length, value_length));
+    if (!r.ok()) {
+      ThrowStatus(env, r.status());
+      return kErrorReturn;
+    }
+    return WriteCode(env, nc, *r);
+  });
+}
+
+jint Remove(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr || !CheckStateId(env, state_id) ||
+        !CheckIo(env, nc, key_length, 0)) {
+      return kErrorReturn;
+    }
+    Result<WriteOutcome> r =
+        nc->cache->Remove(static_cast<uint32_t>(state_id), IoKey(nc, key_length));
     if (!r.ok()) {
       ThrowStatus(env, r.status());
       return kErrorReturn;
@@ -550,10 +545,11 @@ bool RegisterHotStateCache(JNIEnv* env) {
       FALCON_NATIVE("nativeShrinkToQuota", "(J)I", ShrinkToQuota),
       FALCON_NATIVE("nativeQuota", "(J[J)V", Quota),
       FALCON_NATIVE("nativeDispose", "(J)V", Dispose),
-      FALCON_NATIVE("nativeGet", "(JI[BI[B)I", Get),
-      FALCON_NATIVE("nativePut", "(JI[BI[BI)I", Put),
-      FALCON_NATIVE("nativeFill", "(JI[BI[BI)I", Fill),
-      FALCON_NATIVE("nativeRemove", "(JI[BI)I", Remove),
+      FALCON_NATIVE("nativeAttachIo", "(JLjava/nio/ByteBuffer;)V", AttachIo),
+      FALCON_NATIVE("nativeGet", "(JII)I", Get),
+      FALCON_NATIVE("nativePut", "(JIII)I", Put),
+      FALCON_NATIVE("nativeFill", "(JIII)I", Fill),
+      FALCON_NATIVE("nativeRemove", "(JII)I", Remove),
       FALCON_NATIVE("nativeFlush", "(JI)I", Flush),
       FALCON_NATIVE("nativeWriteBackDirty", "(JJ)I", WriteBackDirty),
       FALCON_NATIVE("nativeSetCapacity", "(JJJ)I", SetCapacity),

@@ -6,9 +6,10 @@
 #
 #   bench/jmh/run.sh [--no-build] [--native-library PATH] [--quick] [suite ...] [-- extra JMH args]
 #
-# Suites: value (issue 7, ValueState, with -prof gc), checkpoint (issue 7, checkpoint sync phase),
+# Suites: value (issue 7, ValueState, with -prof gc), jni-path (issue 7, the cache's Java/JNI path
+# alone), checkpoint (issue 7, checkpoint sync phase),
 # hash-memtable (issue 8, ValueState put/get skiplist vs HashLinkList),
-# range-filter (issue 8, MapState absent keys). Default: all four, in that order.
+# range-filter (issue 8, MapState absent keys). Default: all five, in that order.
 # --quick: -f 1 -wi 2 -i 3 with short iterations (what the shared 2-core machine allows).
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 detect_java_home
@@ -24,12 +25,12 @@ while [[ $# -gt 0 ]]; do
     --native-library) native="$2"; shift ;;
     --quick) quick=1 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n 2,12p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
     *) suites+=("$1") ;;
   esac
   shift
 done
-[[ ${#suites[@]} -gt 0 ]] || suites=(value checkpoint hash-memtable range-filter)
+[[ ${#suites[@]} -gt 0 ]] || suites=(value jni-path checkpoint hash-memtable range-filter)
 
 JMH_DIR="$FALCON_ROOT/bench/jmh"
 OUT="$FALCON_ROOT/build/jmh"
@@ -74,6 +75,7 @@ jmh() {
 for suite in "${suites[@]}"; do
   case "$suite" in
     value) jmh value 'io.falconstate.jmh.ValueStateBenchmark' "${common[@]}" -prof gc ;;
+    jni-path) jmh jni-path 'io.falconstate.jmh.JniPathBenchmark' "${common[@]}" -prof gc ;;
     checkpoint) jmh checkpoint 'io.falconstate.jmh.CheckpointSyncBenchmark' -f 1 -wi 3 -i 8 ;;
     hash-memtable) jmh hash-memtable 'io.falconstate.jmh.HashMemtableBenchmark' "${common[@]}" ;;
     range-filter) jmh range-filter 'io.falconstate.jmh.MapStateRangeFilterBenchmark' "${common[@]}" ;;

@@ -5,6 +5,8 @@ package io.falconstate.jmh;
 
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconStateBackend;
+import io.falconstate.flink.cache.HotStateCacheManager;
+import io.falconstate.flink.cache.NativeHotStateCache;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
@@ -100,6 +102,39 @@ public final class KeyedBackends implements AutoCloseable {
             return (RocksDBKeyedStateBackend<Long>) backend;
         }
         return null;
+    }
+
+    /**
+     * One line of Falcon's cache counters (hits, misses, evictions, write-backs) for the bench
+     * log, so a run shows whether a "100%" cache really served every access from memory; null
+     * for the other backends.
+     */
+    @SuppressWarnings("unchecked")
+    public String cacheCounters() {
+        if (!(backend instanceof FalconKeyedStateBackend)) {
+            return null;
+        }
+        HotStateCacheManager<Long> cache =
+                ((FalconKeyedStateBackend<Long>) backend).getHotStateCache();
+        if (cache == null) {
+            return "no cache";
+        }
+        long[] s = cache.totalStats();
+        return String.format(
+                "hits=%d absentHits=%d misses=%d bypassed=%d puts=%d evictions=%d"
+                        + " dirtyWriteBacks=%d recordsWrittenBack=%d entries=%d bytes=%d"
+                        + " dirtyBytes=%d",
+                s[NativeHotStateCache.STAT_HITS],
+                s[NativeHotStateCache.STAT_ABSENT_HITS],
+                s[NativeHotStateCache.STAT_MISSES],
+                s[NativeHotStateCache.STAT_BYPASSED_GETS],
+                s[NativeHotStateCache.STAT_PUTS],
+                s[NativeHotStateCache.STAT_EVICTIONS],
+                s[NativeHotStateCache.STAT_DIRTY_WRITEBACKS],
+                cache.recordsWrittenBack(),
+                s[NativeHotStateCache.STAT_ENTRIES],
+                s[NativeHotStateCache.STAT_BYTES],
+                s[NativeHotStateCache.STAT_DIRTY_BYTES]);
     }
 
     public File dir() {

@@ -10,6 +10,7 @@ import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -23,6 +24,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.infra.Blackhole;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +37,11 @@ import java.util.concurrent.TimeUnit;
  * access; stock RocksDB, Falcon with its cache holding 10% or 100% of the keys, and the heap
  * (HashMapStateBackend) backend. Every key is written once in setup, so reads always hit a
  * present key.
+ *
+ * <p>Besides ops/ms, every method reports {@code cpuNanos} and {@code ops} per iteration ({@link
+ * CpuTime}): the benchmark thread's CPU time, so {@code cpuNanos / ops} is the CPU cost of one
+ * operation, which a loaded machine distorts far less than wall-clock throughput (it still
+ * excludes background threads such as RocksDB's flushes and compactions).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -107,34 +115,41 @@ public class ValueStateBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
+        String counters = backends.cacheCounters();
+        if (counters != null) {
+            System.out.println(
+                    "\n[falcon-cache] " + backend + " " + distribution + ": " + counters);
+        }
         backends.close();
     }
 
     @Benchmark
     @OperationsPerInvocation(BATCH)
-    public void get(Blackhole bh) throws Exception {
+    public void get(Blackhole bh, CpuTime cpu) throws Exception {
         int p = position;
         for (int i = 0; i < BATCH; i++) {
             keyed.setCurrentKey(keys[sequence[p++ & KeySequence.MASK]]);
             bh.consume(state.value());
         }
         position = p;
+        cpu.ops += BATCH;
     }
 
     @Benchmark
     @OperationsPerInvocation(BATCH)
-    public void update() throws Exception {
+    public void update(CpuTime cpu) throws Exception {
         int p = position;
         for (int i = 0; i < BATCH; i++) {
             keyed.setCurrentKey(keys[sequence[p++ & KeySequence.MASK]]);
             state.update(value);
         }
         position = p;
+        cpu.ops += BATCH;
     }
 
     @Benchmark
     @OperationsPerInvocation(BATCH)
-    public void getUpdate() throws Exception {
+    public void getUpdate(CpuTime cpu) throws Exception {
         int p = position;
         for (int i = 0; i < BATCH; i++) {
             keyed.setCurrentKey(keys[sequence[p++ & KeySequence.MASK]]);
@@ -142,5 +157,33 @@ public class ValueStateBenchmark {
             state.update(v);
         }
         position = p;
+        cpu.ops += BATCH;
+    }
+
+    /**
+     * CPU time of the benchmark thread over one iteration and the operations it ran, as JMH
+     * secondary results ({@code cpuNanos}, {@code ops}); summarize.py divides them. Read once per
+     * iteration, so it costs nothing per operation.
+     */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    public static class CpuTime {
+        private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+        public long cpuNanos;
+        public long ops;
+        private long start;
+
+        @Setup(Level.Iteration)
+        public void start() {
+            cpuNanos = 0;
+            ops = 0;
+            start = THREADS.getCurrentThreadCpuTime();
+        }
+
+        @TearDown(Level.Iteration)
+        public void stop() {
+            cpuNanos = THREADS.getCurrentThreadCpuTime() - start;
+        }
     }
 }

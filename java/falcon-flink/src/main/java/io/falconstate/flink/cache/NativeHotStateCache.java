@@ -4,6 +4,7 @@
 package io.falconstate.flink.cache;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * Owner of one native {@code falcon::HotStateCache} (one per keyed subtask) and the Java face of
@@ -12,7 +13,12 @@ import java.nio.ByteBuffer;
  * <p>Hot path: {@link #get}, {@link #put}, {@link #remove} and {@link #fill} take the key in a
  * byte array the caller reuses (only the first {@code keyLength} bytes count) and {@link #get}
  * copies a hit into the caller's reused value array, so nothing is allocated on either side of the
- * JNI boundary.
+ * JNI boundary. Bytes cross the boundary through one direct "io" buffer per cache whose address
+ * the native side keeps from {@link #nativeAttachIo}: the key (and a written value after it) is
+ * copied in with plain memory stores, a hit comes back at its start, and the native method gets
+ * only lengths. So a hot call is one native call and no JNI function call (no array pinning or
+ * region copies on the native side); the buffer grows (and is attached again) only when a key
+ * plus value does not fit.
  *
  * <p>Write-backs: the write calls return a code whose {@link #WRITE_PENDING} bit says that dirty
  * entries (eviction victims, or everything {@link #flush} emitted) wait in a native buffer; the
@@ -63,7 +69,12 @@ public final class NativeHotStateCache implements AutoCloseable {
     public static final int STAT_CAPACITY_ENTRIES = 18;
     public static final int STAT_COUNT = 19;
 
+    /** First capacity of the io buffer; it grows to the largest key + value seen. */
+    static final int INITIAL_IO_BYTES = 4096;
+
     private long handle;
+    /** The attached io buffer (native order), kept reachable while attached. */
+    private ByteBuffer io;
 
     /**
      * Creates a cache bounded by {@code maxBytes} (key + value + per-entry overhead) and, if
@@ -109,6 +120,12 @@ public final class NativeHotStateCache implements AutoCloseable {
                         leaseHandle,
                         dirtyCapBytes,
                         dirtyLowWaterBytes);
+        try {
+            attachIo(INITIAL_IO_BYTES);
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        }
     }
 
     /**
@@ -117,17 +134,34 @@ public final class NativeHotStateCache implements AutoCloseable {
      * when {@code valueOut} is shorter than the value.
      */
     public int get(int stateId, byte[] key, int keyLength, byte[] valueOut) {
-        return nativeGet(handle, stateId, key, keyLength, valueOut);
+        int valueCapacity = valueOut.length; // NullPointerException before any native call
+        ByteBuffer b = keyIn(key, keyLength);
+        int result = nativeGet(handle, stateId, keyLength);
+        if (result <= NEED_BUFFER) {
+            // The value is larger than the io buffer: grow it and look again.
+            b = keyIn(key, keyLength, NEED_BUFFER - result);
+            result = nativeGet(handle, stateId, keyLength);
+        }
+        if (result >= 0) {
+            if (result > valueCapacity) {
+                return NEED_BUFFER - result;
+            }
+            b.clear();
+            b.get(valueOut, 0, result);
+        }
+        return result;
     }
 
     /** Write-back update (dirty). Returns {@link #WRITE_NOT_CACHED}/{@link #WRITE_PENDING} bits. */
     public int put(int stateId, byte[] key, int keyLength, byte[] value, int valueLength) {
-        return nativePut(handle, stateId, key, keyLength, value, valueLength);
+        keyAndValueIn(key, keyLength, value, valueLength);
+        return nativePut(handle, stateId, keyLength, valueLength);
     }
 
     /** Write-back delete (dirty tombstone). Returns the write bits. */
     public int remove(int stateId, byte[] key, int keyLength) {
-        return nativeRemove(handle, stateId, key, keyLength);
+        keyIn(key, keyLength);
+        return nativeRemove(handle, stateId, keyLength);
     }
 
     /**
@@ -135,7 +169,72 @@ public final class NativeHotStateCache implements AutoCloseable {
      * "known absent". Returns the write bits.
      */
     public int fill(int stateId, byte[] key, int keyLength, byte[] value, int valueLength) {
-        return nativeFill(handle, stateId, key, keyLength, value, valueLength);
+        if (value == null) {
+            keyIn(key, keyLength);
+            return nativeFill(handle, stateId, keyLength, -1);
+        }
+        keyAndValueIn(key, keyLength, value, valueLength);
+        return nativeFill(handle, stateId, keyLength, valueLength);
+    }
+
+    // -- io buffer -------------------------------------------------------------------------------
+
+    /** Copies the key to the start of the io buffer (grown if needed); returns the buffer. */
+    private ByteBuffer keyIn(byte[] key, int keyLength) {
+        return keyIn(key, keyLength, 0);
+    }
+
+    /** As above, with room for at least {@code minCapacity} bytes. */
+    private ByteBuffer keyIn(byte[] key, int keyLength, int minCapacity) {
+        // Null and bounds checks happen here, in Java, before any native call (and before a
+        // bogus length could make the buffer grow).
+        checkLength(key, keyLength);
+        ByteBuffer b = io;
+        int needed = Math.max(keyLength, minCapacity);
+        if (needed > b.capacity()) {
+            b = attachIo(needed);
+        }
+        b.clear();
+        b.put(key, 0, keyLength);
+        return b;
+    }
+
+    private void keyAndValueIn(byte[] key, int keyLength, byte[] value, int valueLength) {
+        checkLength(key, keyLength);
+        checkLength(value, valueLength);
+        ByteBuffer b = io;
+        if (keyLength + (long) valueLength > b.capacity()) {
+            b = attachIo((int) Math.min(Integer.MAX_VALUE, keyLength + (long) valueLength));
+        }
+        b.clear();
+        b.put(key, 0, keyLength);
+        b.put(value, 0, valueLength);
+    }
+
+    /**
+     * NullPointerException for a null array, IndexOutOfBoundsException unless {@code 0 <= length
+     * <= array.length}.
+     */
+    private static void checkLength(byte[] array, int length) {
+        if (length < 0 || length > array.length) {
+            throw new IndexOutOfBoundsException(
+                    "falcon: length " + length + " outside an array of " + array.length);
+        }
+    }
+
+    /** Attaches a new io buffer of at least {@code capacity} bytes (the old one is dropped). */
+    private ByteBuffer attachIo(int capacity) {
+        if (handle == 0) {
+            throw new IllegalStateException("falcon: the hot-state cache is closed");
+        }
+        int size = INITIAL_IO_BYTES;
+        while (size < capacity) {
+            size = size > (Integer.MAX_VALUE >> 1) ? Integer.MAX_VALUE : size << 1;
+        }
+        ByteBuffer b = ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
+        nativeAttachIo(handle, b);
+        io = b;
+        return b;
     }
 
     /** Emits every dirty entry of one state ({@code stateId >= 0}) or of all states, sorted. */
@@ -202,6 +301,7 @@ public final class NativeHotStateCache implements AutoCloseable {
         long h = handle;
         if (h != 0) {
             handle = 0;
+            // The io buffer stays: later calls reach the native side, which refuses handle 0.
             nativeDispose(h);
         }
     }
@@ -223,16 +323,18 @@ public final class NativeHotStateCache implements AutoCloseable {
 
     private static native void nativeDispose(long handle);
 
-    private static native int nativeGet(
-            long handle, int stateId, byte[] key, int keyLength, byte[] valueOut);
+    private static native void nativeAttachIo(long handle, ByteBuffer io);
 
-    private static native int nativePut(
-            long handle, int stateId, byte[] key, int keyLength, byte[] value, int valueLength);
+    /** Key in io[0, keyLength); a hit comes back in io[0, result). */
+    private static native int nativeGet(long handle, int stateId, int keyLength);
 
-    private static native int nativeFill(
-            long handle, int stateId, byte[] key, int keyLength, byte[] value, int valueLength);
+    /** Key in io[0, keyLength), value in io[keyLength, keyLength + valueLength). */
+    private static native int nativePut(long handle, int stateId, int keyLength, int valueLength);
 
-    private static native int nativeRemove(long handle, int stateId, byte[] key, int keyLength);
+    /** As nativePut; valueLength -1 caches "known absent". */
+    private static native int nativeFill(long handle, int stateId, int keyLength, int valueLength);
+
+    private static native int nativeRemove(long handle, int stateId, int keyLength);
 
     private static native int nativeFlush(long handle, int stateId);
 

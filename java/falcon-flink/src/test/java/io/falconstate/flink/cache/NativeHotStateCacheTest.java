@@ -78,6 +78,33 @@ class NativeHotStateCacheTest {
     }
 
     @Test
+    void keysAndValuesLargerThanTheIoBufferRoundTripIntact() {
+        // Larger than NativeHotStateCache.INITIAL_IO_BYTES together: the io buffer grows.
+        byte[] key = new byte[3000];
+        byte[] value = new byte[9000];
+        for (int i = 0; i < key.length; i++) {
+            key[i] = (byte) (i * 7);
+        }
+        for (int i = 0; i < value.length; i++) {
+            value[i] = (byte) (i * 13 + 1);
+        }
+        assertThat(cache.put(6, key, key.length, value, value.length) & WRITE_NOT_CACHED).isZero();
+        byte[] out = new byte[value.length];
+        assertThat(cache.get(6, key, key.length, out)).isEqualTo(value.length);
+        assertThat(out).isEqualTo(value);
+        // A key differing in its last byte is another entry.
+        key[key.length - 1]++;
+        assertThat(cache.get(6, key, key.length, out)).isEqualTo(MISS);
+        // Small keys keep working after the buffer grew, and a hit overwrites no other entry.
+        cache.put(6, bytes("s"), 1, bytes("tiny"), 4);
+        assertThat(cache.get(6, bytes("s"), 1, valueOut)).isEqualTo(4);
+        assertThat(new String(valueOut, 0, 4, StandardCharsets.UTF_8)).isEqualTo("tiny");
+        key[key.length - 1]--;
+        assertThat(cache.get(6, key, key.length, out)).isEqualTo(value.length);
+        assertThat(out).isEqualTo(value);
+    }
+
+    @Test
     void removeCachesATombstoneThatFlushesAsADelete() {
         byte[] key = bytes("gone");
         cache.put(1, key, key.length, bytes("v"), 1);
@@ -194,6 +221,11 @@ class NativeHotStateCacheTest {
                 .isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> cache.put(0, key, 3, null, 0))
                 .isInstanceOf(NullPointerException.class);
+        // Refused before the io buffer would grow to the claimed length.
+        assertThatThrownBy(() -> cache.put(0, key, 3, key, Integer.MAX_VALUE))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> cache.fill(0, key, Integer.MAX_VALUE, null, 0))
+                .isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> cache.drain(ByteBuffer.allocate(16)))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> cache.stats(0, new long[3]))

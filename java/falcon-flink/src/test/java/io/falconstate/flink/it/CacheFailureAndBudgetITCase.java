@@ -9,6 +9,7 @@ import io.falconstate.flink.FalconStateBackendFactory;
 import io.falconstate.flink.cache.HotStateCacheManager;
 import io.falconstate.flink.cache.NativeHotStateCache;
 
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -17,8 +18,20 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.state.CheckpointStateOutputStream;
+import org.apache.flink.runtime.state.CheckpointStateToolset;
+import org.apache.flink.runtime.state.CheckpointStorage;
+import org.apache.flink.runtime.state.CheckpointStorageAccess;
+import org.apache.flink.runtime.state.CheckpointStorageLocation;
+import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.CheckpointedStateScope;
+import org.apache.flink.runtime.state.CompletedCheckpointStorageLocation;
 import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.storage.JobManagerCheckpointStorage;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -29,10 +42,15 @@ import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import javax.annotation.Nullable;
+
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -44,8 +62,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A keyed job on a MiniCluster whose slots give the cache a small managed-memory budget (so it
  * evicts and writes back dirty entries between checkpoints all the time, and the dirty-byte cap
  * triggers): with failures injected while processing records, in the middle of a checkpoint (its
- * synchronous phase, after earlier checkpoints' flushes and evictions wrote into RocksDB) and right after a checkpoint completed,
- * the collected result (exactly-once with checkpointing) equals the failure-free result computed
+ * synchronous phase, before Falcon's pre-snapshot flush, after earlier checkpoints' flushes and
+ * evictions wrote into RocksDB), in a checkpoint's asynchronous phase (after the keyed backend
+ * wrote checkpoint N's dirty entries into RocksDB, before N completes: the restore must drop those
+ * writes and go back to the last completed checkpoint) and right after a checkpoint completed, the
+ * collected result (exactly-once with checkpointing) equals the failure-free result computed
  * without Flink; and at every checkpoint the cache's accounted bytes are within its quota.
  */
 class CacheFailureAndBudgetITCase {
@@ -58,6 +79,15 @@ class CacheFailureAndBudgetITCase {
     static final AtomicBoolean FAILED_IN_RECORD = new AtomicBoolean();
     static final AtomicBoolean FAILED_IN_CHECKPOINT = new AtomicBoolean();
     static final AtomicBoolean FAILED_AFTER_CHECKPOINT = new AtomicBoolean();
+    /** The keyed task thread whose {@link #ASYNC_FAIL_CHECKPOINT} fails asynchronously. */
+    static volatile Thread asyncFailThread;
+    static final AtomicLong ASYNC_FAIL_CHECKPOINT = new AtomicLong(-1);
+    /** Dirty entries the cache held just before its pre-snapshot flush of that checkpoint. */
+    static final AtomicLong ASYNC_FAIL_DIRTY_ENTRIES = new AtomicLong();
+    static final AtomicBoolean FAILED_IN_ASYNC_PHASE = new AtomicBoolean();
+    /** The checkpoint the keyed operator restored from first after the asynchronous failure. */
+    static final AtomicLong RESTORED_AFTER_ASYNC_FAILURE = new AtomicLong(-1);
+    static final Set<Long> COMPLETED_CHECKPOINTS = ConcurrentHashMap.newKeySet();
     static final AtomicInteger CHECKPOINTS_CHECKED = new AtomicInteger();
     static final AtomicLong MAX_EVICTIONS = new AtomicLong();
     static final Queue<String> VIOLATIONS = new ConcurrentLinkedQueue<>();
@@ -68,6 +98,12 @@ class CacheFailureAndBudgetITCase {
         FAILED_IN_RECORD.set(false);
         FAILED_IN_CHECKPOINT.set(false);
         FAILED_AFTER_CHECKPOINT.set(false);
+        asyncFailThread = null;
+        ASYNC_FAIL_CHECKPOINT.set(-1);
+        ASYNC_FAIL_DIRTY_ENTRIES.set(0);
+        FAILED_IN_ASYNC_PHASE.set(false);
+        RESTORED_AFTER_ASYNC_FAILURE.set(-1);
+        COMPLETED_CHECKPOINTS.clear();
         CHECKPOINTS_CHECKED.set(0);
         MAX_EVICTIONS.set(0);
         VIOLATIONS.clear();
@@ -84,6 +120,9 @@ class CacheFailureAndBudgetITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, config);
         env.enableCheckpointing(100);
         env.setRestartStrategy(RestartStrategies.fixedDelayRestart(10, 0));
+        // A failed asynchronous phase must fail the job over (not just skip the checkpoint).
+        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(0);
+        env.getCheckpointConfig().setCheckpointStorage(new AsyncFailingStorage());
         DataStream<String> out =
                 env.fromSequence(0, RECORDS - 1)
                         .setParallelism(1)
@@ -101,6 +140,21 @@ class CacheFailureAndBudgetITCase {
         assertThat(FAILED_IN_RECORD).as("failed while processing a record").isTrue();
         assertThat(FAILED_IN_CHECKPOINT).as("failed in the middle of a checkpoint").isTrue();
         assertThat(FAILED_AFTER_CHECKPOINT).as("failed after a checkpoint completed").isTrue();
+        assertThat(FAILED_IN_ASYNC_PHASE)
+                .as("failed in the asynchronous phase of checkpoint %s", ASYNC_FAIL_CHECKPOINT)
+                .isTrue();
+        assertThat(ASYNC_FAIL_DIRTY_ENTRIES.get())
+                .as("dirty entries flushed into RocksDB for the failed checkpoint")
+                .isPositive();
+        assertThat(COMPLETED_CHECKPOINTS)
+                .as("the checkpoint whose asynchronous phase failed never completed")
+                .doesNotContain(ASYNC_FAIL_CHECKPOINT.get());
+        // The job failed over and went back to an earlier checkpoint, although RocksDB had
+        // already received the failed checkpoint's dirty entries.
+        assertThat(RESTORED_AFTER_ASYNC_FAILURE.get())
+                .as("checkpoint restored after the asynchronous failure")
+                .isPositive()
+                .isLessThan(ASYNC_FAIL_CHECKPOINT.get());
         assertThat(lines).isEqualTo(expected());
         assertThat(CHECKPOINTS_CHECKED.get()).isGreaterThan(3);
         assertThat(MAX_EVICTIONS.get()).as("the small budget made the cache evict").isPositive();
@@ -197,6 +251,19 @@ class CacheFailureAndBudgetITCase {
                     MAX_EVICTIONS.accumulateAndGet(
                             total[NativeHotStateCache.STAT_EVICTIONS], Math::max);
                     CHECKPOINTS_CHECKED.incrementAndGet();
+                    // Arms the asynchronous failure of this checkpoint on this task: the keyed
+                    // backend's snapshot, which runs after this hook, first writes these dirty
+                    // entries into RocksDB; then its asynchronous phase fails (AsyncFailingStorage)
+                    // and the job goes back to a completed checkpoint (there is one by then, so
+                    // the restore really has RocksDB state older than what was just flushed).
+                    if (PROCESSED.get() > 9_000
+                            && FAILED_IN_CHECKPOINT.get()
+                            && !COMPLETED_CHECKPOINTS.isEmpty()
+                            && total[NativeHotStateCache.STAT_DIRTY_ENTRIES] > 0
+                            && ASYNC_FAIL_CHECKPOINT.compareAndSet(-1, checkpointId)) {
+                        ASYNC_FAIL_DIRTY_ENTRIES.set(total[NativeHotStateCache.STAT_DIRTY_ENTRIES]);
+                        asyncFailThread = Thread.currentThread();
+                    }
                 }
             } else {
                 VIOLATIONS.add("not a Falcon backend: " + backend);
@@ -207,11 +274,126 @@ class CacheFailureAndBudgetITCase {
         }
 
         @Override
+        public void initializeState(StateInitializationContext context) throws Exception {
+            super.initializeState(context);
+            if (FAILED_IN_ASYNC_PHASE.get()) {
+                RESTORED_AFTER_ASYNC_FAILURE.compareAndSet(
+                        -1, context.getRestoredCheckpointId().orElse(0));
+            }
+        }
+
+        @Override
         public void notifyCheckpointComplete(long checkpointId) throws Exception {
             super.notifyCheckpointComplete(checkpointId);
+            COMPLETED_CHECKPOINTS.add(checkpointId);
             if (PROCESSED.get() > 12_000 && FAILED_AFTER_CHECKPOINT.compareAndSet(false, true)) {
                 throw new RuntimeException("injected failure after a checkpoint completed");
             }
+        }
+    }
+
+    /**
+     * The JobManager's checkpoint storage, except that the streams of one checkpoint of one task
+     * fail: the checkpoint {@link CheckingOperator} armed, on the task thread that armed it. A
+     * task resolves its stream factory on its own task thread before the synchronous phase and
+     * opens the streams in the asynchronous phase, so this failure comes after the keyed
+     * backend's synchronous phase (Falcon's flush and RocksDB's native checkpoint) and before the
+     * checkpoint can complete.
+     */
+    static final class AsyncFailingStorage implements CheckpointStorage {
+        private static final long serialVersionUID = 1L;
+        private final JobManagerCheckpointStorage inner = new JobManagerCheckpointStorage();
+
+        @Override
+        public CompletedCheckpointStorageLocation resolveCheckpoint(String pointer)
+                throws IOException {
+            return inner.resolveCheckpoint(pointer);
+        }
+
+        @Override
+        public CheckpointStorageAccess createCheckpointStorage(JobID jobId) throws IOException {
+            CheckpointStorageAccess access = inner.createCheckpointStorage(jobId);
+            return new CheckpointStorageAccess() {
+                @Override
+                public boolean supportsHighlyAvailableStorage() {
+                    return access.supportsHighlyAvailableStorage();
+                }
+
+                @Override
+                public boolean hasDefaultSavepointLocation() {
+                    return access.hasDefaultSavepointLocation();
+                }
+
+                @Override
+                public CompletedCheckpointStorageLocation resolveCheckpoint(String pointer)
+                        throws IOException {
+                    return access.resolveCheckpoint(pointer);
+                }
+
+                @Override
+                public void initializeBaseLocationsForCheckpoint() throws IOException {
+                    access.initializeBaseLocationsForCheckpoint();
+                }
+
+                @Override
+                public CheckpointStorageLocation initializeLocationForCheckpoint(long id)
+                        throws IOException {
+                    return access.initializeLocationForCheckpoint(id);
+                }
+
+                @Override
+                public CheckpointStorageLocation initializeLocationForSavepoint(
+                        long id, @Nullable String pointer) throws IOException {
+                    return access.initializeLocationForSavepoint(id, pointer);
+                }
+
+                @Override
+                public CheckpointStreamFactory resolveCheckpointStorageLocation(
+                        long id, CheckpointStorageLocationReference reference) throws IOException {
+                    CheckpointStreamFactory factory =
+                            access.resolveCheckpointStorageLocation(id, reference);
+                    Thread owner = Thread.currentThread();
+                    return new CheckpointStreamFactory() {
+                        @Override
+                        public CheckpointStateOutputStream createCheckpointStateOutputStream(
+                                CheckpointedStateScope scope) throws IOException {
+                            if (id == ASYNC_FAIL_CHECKPOINT.get()
+                                    && owner == asyncFailThread
+                                    && FAILED_IN_ASYNC_PHASE.compareAndSet(false, true)) {
+                                throw new IOException(
+                                        "injected failure in the asynchronous phase of checkpoint "
+                                                + id);
+                            }
+                            return factory.createCheckpointStateOutputStream(scope);
+                        }
+
+                        @Override
+                        public boolean canFastDuplicate(
+                                StreamStateHandle handle, CheckpointedStateScope scope)
+                                throws IOException {
+                            return factory.canFastDuplicate(handle, scope);
+                        }
+
+                        @Override
+                        public List<StreamStateHandle> duplicate(
+                                List<StreamStateHandle> handles, CheckpointedStateScope scope)
+                                throws IOException {
+                            return factory.duplicate(handles, scope);
+                        }
+                    };
+                }
+
+                @Override
+                public CheckpointStateOutputStream createTaskOwnedStateStream()
+                        throws IOException {
+                    return access.createTaskOwnedStateStream();
+                }
+
+                @Override
+                public CheckpointStateToolset createTaskOwnedCheckpointStateToolset() {
+                    return access.createTaskOwnedCheckpointStateToolset();
+                }
+            };
         }
     }
 }
