@@ -4,6 +4,8 @@
 package io.falconstate.flink;
 
 import io.falconstate.flink.cache.HotStateCacheManager;
+import io.falconstate.flink.tuning.ColumnFamilyTuner;
+import io.falconstate.flink.tuning.HashColumnFamilyFlushHook;
 
 import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.state.StateDescriptor;
@@ -62,6 +64,8 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     private final StateRegistry registry;
     private final CacheFlushHook flushHook;
     @Nullable private final HotStateCacheManager<K> cache;
+    /** The column-family tuning (it comes with its flush hook); null when tuning is off. */
+    @Nullable private final ColumnFamilyTuner tuner;
 
     FalconKeyedStateBackend(
             RocksDBKeyedStateBackend<K> rocksDb, StateRegistry registry, CacheFlushHook flushHook) {
@@ -82,6 +86,10 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         this.registry = registry;
         this.flushHook = flushHook;
         this.cache = cache;
+        this.tuner =
+                flushHook instanceof HashColumnFamilyFlushHook
+                        ? ((HashColumnFamilyFlushHook) flushHook).tuner()
+                        : null;
     }
 
     /** The hot-state cache of this backend; null when the cache is off. */
@@ -138,7 +146,14 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
                             stateDesc,
                             snapshotTransformFactory,
                             allowFutureMetadataUpdates);
-            return maybeCached(stateDesc, state);
+            // A hash column family takes keys of one length only: the serializers must build
+            // exactly that (throws naming the state otherwise). Once per registration.
+            int requiredKeyLength =
+                    tuner == null
+                            ? -1
+                            : tuner.checkRegistration(
+                                    name, rocksDb.getKeySerializer(), namespaceSerializer);
+            return maybeCached(stateDesc, state, requiredKeyLength);
         } catch (Exception | Error e) {
             registry.restore(name, previous);
             throw e;
@@ -151,7 +166,7 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private <S extends State, SV, IS extends S> IS maybeCached(
-            StateDescriptor<S, SV> stateDesc, IS state) {
+            StateDescriptor<S, SV> stateDesc, IS state, int requiredKeyLength) {
         if (cache == null
                 || stateDesc.getType() != StateDescriptor.Type.VALUE
                 || stateDesc.isQueryable()
@@ -165,6 +180,7 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
                                 stateDesc.getName(),
                                 (InternalValueState) state,
                                 stateDesc.getDefaultValue());
+        cache.requireKeyLength(stateDesc.getName(), requiredKeyLength);
         if (firstTime) {
             long[] quota = cache.quota();
             FalconLog.logCachedState(stateDesc.getName(), quota[0], quota[1]);

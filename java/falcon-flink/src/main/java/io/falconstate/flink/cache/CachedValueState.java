@@ -136,6 +136,7 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         }
         int code = cache.put(stateId, key, keyLength, valueOut.getSharedBuffer(), valueOut.length());
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
+            manager.checkKeyLength(stateId, keyLength);
             try {
                 db.put(
                         columnFamily,
@@ -159,6 +160,7 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         byte[] key = keyBuilder.buffer();
         int code = cache.remove(stateId, key, keyLength);
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
+            manager.checkKeyLength(stateId, keyLength);
             try {
                 db.delete(columnFamily, writeOptions, key, 0, keyLength);
             } catch (RocksDBException e) {

@@ -135,6 +135,23 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         return state;
     }
 
+    /**
+     * Keys of {@code stateName} (wrapped) must be exactly {@code keyLength} bytes, or any length
+     * when it is -1: its column family has a HashLinkList memtable. Checked for every record the
+     * cache writes into RocksDB (write-back or not cached).
+     */
+    public void requireKeyLength(String stateName, int keyLength) {
+        CachedValueState<K, ?, ?> state = states.get(stateName);
+        if (state != null) {
+            writer.requireKeyLength(state.stateId(), stateName, keyLength);
+        }
+    }
+
+    /** Throws when a key the cache writes past itself breaks the state's required length. */
+    void checkKeyLength(int stateId, int keyLength) {
+        writer.checkKeyLength(stateId, keyLength);
+    }
+
     /** Drains pending write-backs if {@code code} (from a cache write call) reports any. */
     void afterWrite(int code) {
         if ((code & NativeHotStateCache.WRITE_PENDING) != 0) {

@@ -3,6 +3,8 @@
  */
 package io.falconstate.flink.cache;
 
+import io.falconstate.flink.tuning.ColumnFamilyTuner;
+
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -22,6 +24,11 @@ import java.util.Arrays;
  * <p>Puts go through direct-buffer views, so writing back a value allocates nothing on the Java
  * heap; deletes need the key as an array (RocksJava 6.20 has no direct-buffer delete in batches).
  *
+ * <p>A state whose column family has a HashLinkList memtable must only ever get keys of its one
+ * fixed length ({@link #requireKeyLength}): a shorter key is hashed on bytes past its end and lost
+ * silently. Each record's key length is compared with it (an array read and an int compare) and a
+ * violation throws before the batch is written, naming the state.
+ *
  * <p>Not thread-safe: the task thread owning the cache drives it.
  */
 final class WriteBackWriter implements AutoCloseable {
@@ -32,6 +39,9 @@ final class WriteBackWriter implements AutoCloseable {
     private final WriteOptions writeOptions;
     private final WriteBatch batch = new WriteBatch();
     private ColumnFamilyHandle[] columnFamilies = new ColumnFamilyHandle[8];
+    /** Per state id: the one key length its column family takes, or -1 (any). */
+    private int[] requiredKeyLengths = unchecked(8);
+    private String[] stateNames = new String[8];
 
     private ByteBuffer buffer;
     private ByteBuffer keyView;
@@ -48,10 +58,50 @@ final class WriteBackWriter implements AutoCloseable {
 
     /** Records where a state's entries go. */
     void setColumnFamily(int stateId, ColumnFamilyHandle columnFamily) {
-        if (stateId >= columnFamilies.length) {
-            columnFamilies = Arrays.copyOf(columnFamilies, Math.max(stateId + 1, columnFamilies.length * 2));
-        }
+        ensureCapacity(stateId);
         columnFamilies[stateId] = columnFamily;
+    }
+
+    /**
+     * Every key of state {@code stateId} must be exactly {@code keyLength} bytes ({@code -1}: no
+     * requirement): its column family has a HashLinkList memtable over keys of that length.
+     */
+    void requireKeyLength(int stateId, String stateName, int keyLength) {
+        ensureCapacity(stateId);
+        requiredKeyLengths[stateId] = keyLength;
+        stateNames[stateId] = stateName;
+    }
+
+    /**
+     * Throws when {@code keyLength} breaks state {@code stateId}'s required length; for keys the
+     * cache writes into RocksDB itself, outside a write-back.
+     */
+    void checkKeyLength(int stateId, int keyLength) {
+        if (stateId < requiredKeyLengths.length) {
+            int required = requiredKeyLengths[stateId];
+            if (required >= 0 && keyLength != required) {
+                throw new IllegalStateException(
+                        ColumnFamilyTuner.keyLengthViolation(
+                                stateNames[stateId], required, keyLength));
+            }
+        }
+    }
+
+    private void ensureCapacity(int stateId) {
+        if (stateId >= columnFamilies.length) {
+            int capacity = Math.max(stateId + 1, columnFamilies.length * 2);
+            int old = requiredKeyLengths.length;
+            columnFamilies = Arrays.copyOf(columnFamilies, capacity);
+            requiredKeyLengths = Arrays.copyOf(requiredKeyLengths, capacity);
+            Arrays.fill(requiredKeyLengths, old, capacity, -1);
+            stateNames = Arrays.copyOf(stateNames, capacity);
+        }
+    }
+
+    private static int[] unchecked(int capacity) {
+        int[] lengths = new int[capacity];
+        Arrays.fill(lengths, -1);
+        return lengths;
     }
 
     /** Writes every pending record of {@code cache} into RocksDB. */
@@ -72,6 +122,14 @@ final class WriteBackWriter implements AutoCloseable {
                 int keyLength = buffer.getInt(position + 4);
                 int valueLength = buffer.getInt(position + 8);
                 position += 12;
+                int required = requiredKeyLengths[stateId];
+                if (required >= 0 && keyLength != required) {
+                    // Nothing of this chunk reaches RocksDB; the task fails with the cause.
+                    batch.clear();
+                    throw new IllegalStateException(
+                            ColumnFamilyTuner.keyLengthViolation(
+                                    stateNames[stateId], required, keyLength));
+                }
                 ColumnFamilyHandle columnFamily = columnFamilies[stateId];
                 if (valueLength < 0) {
                     byte[] key = new byte[keyLength];

@@ -43,7 +43,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * call), before Flink sets its merge operator. It decides from the state's kind and serializers
  * (see {@link CompositeKeyLayout}), changes the options in place, logs the {@code [FALCON]} line,
  * and remembers the profile per column family so the keyed backend can ask {@link
- * #needsFlushBeforeScan} and {@link #checkKeyLength}.
+ * #needsFlushBeforeScan}, {@link #checkRegistration} and {@link #requiredKeyLength}.
  *
  * <p>What it changes, and only there:
  *
@@ -233,7 +233,12 @@ public final class ColumnFamilyTuner implements AutoCloseable {
             RestoredStateMetaInfo.RestoredState state = restored.get(columnFamilyName);
             if (state != null) {
                 type = state.kind();
-                keySerializer = restoredKeySerializer;
+                // The serializers that wrote the restored keys decide the layout; when the state
+                // registers, checkRegistration proves the current ones write the same length.
+                keySerializer =
+                        state.keySerializer() != null
+                                ? state.keySerializer()
+                                : restoredKeySerializer;
                 namespaceSerializer = state.namespaceSerializer();
             }
         }
@@ -373,23 +378,85 @@ public final class ColumnFamilyTuner implements AutoCloseable {
     }
 
     /**
-     * Invariant 3: every key written to a hash column family has its one fixed length. Throws
-     * {@link IllegalStateException} naming the state otherwise. Cheap (one map lookup); call it
-     * where keys are built, never per record on untuned column families.
+     * The one key length every key of a hash column family must have (its fixed prefix length),
+     * or -1 when the column family is not a hash column family (any length is fine there: a map
+     * key is longer than its range-filter prefix, and a skiplist memtable takes any key).
+     */
+    public int requiredKeyLength(String columnFamilyName) {
+        TuningProfile profile = profiles.get(columnFamilyName);
+        return profile != null && profile.isHashMemtable() ? profile.prefixLength() : -1;
+    }
+
+    /**
+     * Invariant 3 at registration, where it costs nothing per record: a state registering (for
+     * the first time, after a restore, or again with new serializers) into a hash column family
+     * must build keys of exactly the column family's length n from the serializers it registers
+     * with. Flink's RocksDB ValueState writes keys without any hook Falcon could check, so this
+     * proof is what keeps them at n there; the cache's write-back checks each record as well.
+     *
+     * @param keySerializer the keyed backend's key serializer now (after restore)
+     * @param namespaceSerializer the namespace serializer the state registers with
+     * @return the required key length n, or -1 when the column family is not a hash column
+     *     family
+     * @throws IllegalStateException naming the state, n and what the serializers write instead
+     */
+    public int checkRegistration(
+            String columnFamilyName,
+            TypeSerializer<?> keySerializer,
+            TypeSerializer<?> namespaceSerializer) {
+        int required = requiredKeyLength(columnFamilyName);
+        if (required < 0) {
+            return -1;
+        }
+        CompositeKeyLayout layout =
+                CompositeKeyLayout.of(keyGroupPrefixBytes, keySerializer, namespaceSerializer);
+        int actual = layout.keyAndNamespaceBytes();
+        if (actual != required) {
+            String writes =
+                    actual == TuningAdvisor.UNKNOWN_LENGTH
+                            ? "keys of no fixed length ("
+                                    + (layout.keyLengthUnknownBecause() != null
+                                            ? layout.keyLengthUnknownBecause()
+                                            : layout.namespaceLengthUnknownBecause())
+                                    + ")"
+                            : actual + "-byte keys";
+            throw new IllegalStateException(
+                    "[FALCON] state "
+                            + columnFamilyName
+                            + " has a HashLinkList memtable over "
+                            + required
+                            + "-byte keys, but the serializers it registers with write "
+                            + writes
+                            + " ("
+                            + layout
+                            + "); a changed key or namespace serializer must keep the key "
+                            + "length. Set "
+                            + FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key()
+                            + ": false for this job.");
+        }
+        return required;
+    }
+
+    /**
+     * Invariant 3 per key, for paths that write keys Falcon builds itself: throws {@link
+     * IllegalStateException} naming the state when {@code keyLength} breaks a hash column
+     * family's fixed length. One map lookup: for per-record use, take {@link
+     * #requiredKeyLength} once and compare lengths (as the cache's write-back does).
      */
     public void checkKeyLength(String columnFamilyName, int keyLength) {
-        TuningProfile profile = profiles.get(columnFamilyName);
-        if (profile != null && profile.isHashMemtable() && keyLength != profile.prefixLength()) {
+        int required = requiredKeyLength(columnFamilyName);
+        if (required >= 0 && keyLength != required) {
             throw new IllegalStateException(
-                    keyLengthViolation(columnFamilyName, profile, keyLength));
+                    keyLengthViolation(columnFamilyName, required, keyLength));
         }
     }
 
-    static String keyLengthViolation(String state, TuningProfile profile, int keyLength) {
+    /** The message of a key-length violation: state, required and actual length, the way out. */
+    public static String keyLengthViolation(String state, int requiredLength, int keyLength) {
         return "[FALCON] state "
                 + state
                 + " uses a HashLinkList memtable over "
-                + profile.prefixLength()
+                + requiredLength
                 + "-byte keys, but a "
                 + keyLength
                 + "-byte key was written; its serializers do not produce one fixed length. "

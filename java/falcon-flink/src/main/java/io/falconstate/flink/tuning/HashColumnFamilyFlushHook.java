@@ -78,6 +78,11 @@ public final class HashColumnFamilyFlushHook implements CacheFlushHook {
         }
     }
 
+    /** The tuner whose hash column families this hook flushes. */
+    public ColumnFamilyTuner tuner() {
+        return tuner;
+    }
+
     /** The wrapped cache hook. */
     public CacheFlushHook cacheHook() {
         return cache;

@@ -44,14 +44,27 @@ public final class RestoredStateMetaInfo {
 
     private static final Logger LOG = LoggerFactory.getLogger(RestoredStateMetaInfo.class);
 
-    /** Kind and namespace serializer of one restored key/value state. Immutable. */
+    /**
+     * Kind and serializers of one restored key/value state: the namespace serializer, and the
+     * key serializer of the snapshot that holds it (null when it cannot be restored). They wrote
+     * the restored keys, so they decide the column family's key layout. Immutable.
+     */
     public static final class RestoredState {
         private final StateDescriptor.Type kind;
         private final TypeSerializer<?> namespaceSerializer;
+        @Nullable private final TypeSerializer<?> keySerializer;
 
         RestoredState(StateDescriptor.Type kind, TypeSerializer<?> namespaceSerializer) {
+            this(kind, namespaceSerializer, null);
+        }
+
+        RestoredState(
+                StateDescriptor.Type kind,
+                TypeSerializer<?> namespaceSerializer,
+                @Nullable TypeSerializer<?> keySerializer) {
             this.kind = kind;
             this.namespaceSerializer = namespaceSerializer;
+            this.keySerializer = keySerializer;
         }
 
         public StateDescriptor.Type kind() {
@@ -61,11 +74,17 @@ public final class RestoredStateMetaInfo {
         public TypeSerializer<?> namespaceSerializer() {
             return namespaceSerializer;
         }
+
+        /** The snapshot's key serializer; null when unknown (then the current one is used). */
+        @Nullable
+        public TypeSerializer<?> keySerializer() {
+            return keySerializer;
+        }
     }
 
     private RestoredStateMetaInfo() {}
 
-    /** State name → kind and namespace serializer, for every key/value state the handles hold. */
+    /** State name → kind and serializers, for every key/value state the handles hold. */
     public static Map<String, RestoredState> read(
             Collection<KeyedStateHandle> handles,
             ClassLoader userCodeClassLoader,
@@ -78,10 +97,11 @@ public final class RestoredStateMetaInfo {
                 continue;
             }
             try {
-                for (StateMetaInfoSnapshot snapshot :
-                        readProxy(meta, userCodeClassLoader, cancelStreamRegistry)
-                                .getStateMetaInfoSnapshots()) {
-                    RestoredState state = toRestoredState(snapshot);
+                KeyedBackendSerializationProxy<?> proxy =
+                        readProxy(meta, userCodeClassLoader, cancelStreamRegistry);
+                TypeSerializer<?> keySerializer = restoreKeySerializer(proxy);
+                for (StateMetaInfoSnapshot snapshot : proxy.getStateMetaInfoSnapshots()) {
+                    RestoredState state = toRestoredState(snapshot, keySerializer);
                     if (state == null) {
                         continue;
                     }
@@ -138,7 +158,18 @@ public final class RestoredStateMetaInfo {
     }
 
     @Nullable
-    private static RestoredState toRestoredState(StateMetaInfoSnapshot snapshot) {
+    private static TypeSerializer<?> restoreKeySerializer(KeyedBackendSerializationProxy<?> proxy) {
+        try {
+            TypeSerializerSnapshot<?> key = proxy.getKeySerializerSnapshot();
+            return key == null ? null : key.restoreSerializer();
+        } catch (RuntimeException | LinkageError e) {
+            return null;
+        }
+    }
+
+    @Nullable
+    private static RestoredState toRestoredState(
+            StateMetaInfoSnapshot snapshot, @Nullable TypeSerializer<?> keySerializer) {
         if (snapshot.getBackendStateType() != StateMetaInfoSnapshot.BackendStateType.KEY_VALUE) {
             return null; // priority queues (timers) are never tuned
         }
@@ -152,7 +183,9 @@ public final class RestoredStateMetaInfo {
         }
         try {
             return new RestoredState(
-                    StateDescriptor.Type.valueOf(kindName), namespace.restoreSerializer());
+                    StateDescriptor.Type.valueOf(kindName),
+                    namespace.restoreSerializer(),
+                    keySerializer);
         } catch (RuntimeException | LinkageError e) {
             return null;
         }

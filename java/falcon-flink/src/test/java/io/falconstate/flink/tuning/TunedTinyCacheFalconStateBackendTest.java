@@ -1,0 +1,118 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink.tuning;
+
+import io.falconstate.flink.FalconKeyedStateBackend;
+import io.falconstate.flink.FalconOptions;
+import io.falconstate.flink.FalconStateBackend;
+import io.falconstate.flink.cache.CachedBackends;
+import io.falconstate.flink.cache.HotStateCacheManager;
+import io.falconstate.flink.cache.TinyCacheFalconStateBackendTest;
+
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
+import org.apache.flink.contrib.streaming.state.FalconColumnFamilyAccess;
+import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
+import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
+import org.apache.flink.runtime.state.ConfigurableStateBackend;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+
+import org.junit.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Flink's {@code StateBackendTestBase} (both checkpoint modes, through {@link
+ * TinyCacheFalconStateBackendTest}) with both column-family tunings on and a hot-state cache of
+ * {@value CachedBackends#TINY_CACHE_ENTRIES} entries: the writes of ValueStates with fixed-length
+ * keys reach their HashLinkList memtables almost only through the cache's evictions and dirty
+ * write-backs (the {@code WriteBackWriter} path, not Flink's own {@code RocksDBValueState} path),
+ * and every scan, snapshot, restore and rescaling test must still pass.
+ */
+public class TunedTinyCacheFalconStateBackendTest extends TinyCacheFalconStateBackendTest {
+
+    @Override
+    protected ConfigurableStateBackend getStateBackend() {
+        EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(incremental);
+        rocksDb.setPriorityQueueStateType(EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
+        try {
+            rocksDb.setDbStoragePath(TEMP_FOLDER.newFolder().getAbsolutePath());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Configuration config = CachedBackends.tinyCache(new Configuration());
+        config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, true);
+        config.set(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER, true);
+        FalconStateBackend backend =
+                new FalconStateBackend(rocksDb)
+                        .configure(config, Thread.currentThread().getContextClassLoader());
+        if (!backend.isCacheEnabled()
+                || !backend.isHashMemtableEnabled()
+                || !backend.isRangeFilterEnabled()) {
+            throw new IllegalStateException("cache or tuning not switched on: " + backend);
+        }
+        return backend;
+    }
+
+    /**
+     * The suite above really runs write-backs into a hash column family: the state is tuned, the
+     * evicted entries sit in its HashLinkList memtable, and {@code getKeys} (which flushes the
+     * cache, then that memtable) still returns every key.
+     */
+    @Test
+    public void testWriteBacksLandInTheHashMemtableAndScansSeeThem() throws Exception {
+        CheckpointableKeyedStateBackend<Integer> backend =
+                createKeyedBackend(IntSerializer.INSTANCE);
+        try {
+            ValueState<String> state =
+                    backend.getPartitionedState(
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            new ValueStateDescriptor<>("hashed", StringSerializer.INSTANCE));
+            for (int key = 0; key < 100; key++) {
+                backend.setCurrentKey(key);
+                state.update("v" + key);
+            }
+            FalconKeyedStateBackend<Integer> falcon = (FalconKeyedStateBackend<Integer>) backend;
+            HotStateCacheManager<Integer> cache = falcon.getHotStateCache();
+            assertThat(cache).isNotNull();
+            assertThat(falcon.getFlushHook()).isInstanceOf(HashColumnFamilyFlushHook.class);
+            TuningProfile profile =
+                    ((HashColumnFamilyFlushHook) falcon.getFlushHook()).tuner().profileOf("hashed");
+            assertThat(profile).isNotNull();
+            assertThat(profile.isHashMemtable()).isTrue();
+            // 1-byte key group (10 key groups), int key (4 bytes), VoidNamespace (1 byte).
+            assertThat(profile.prefixLength()).isEqualTo(6);
+            RocksDBKeyedStateBackend<Integer> rocksDb = falcon.getRocksDBKeyedStateBackend();
+            long inMemtable = FalconColumnFamilyAccess.activeMemtableEntries(rocksDb, "hashed");
+            assertThat(cache.recordsWrittenBack()).isGreaterThan(90);
+            assertThat(inMemtable)
+                    .as("write-backs in the hash memtable before any scan")
+                    .isGreaterThan(90);
+
+            Set<Integer> keys;
+            try (Stream<Integer> s = backend.getKeys("hashed", VoidNamespace.INSTANCE)) {
+                keys = s.collect(Collectors.toCollection(TreeSet::new));
+            }
+            assertThat(keys).hasSize(100).first().isEqualTo(0);
+            assertThat(FalconColumnFamilyAccess.activeMemtableEntries(rocksDb, "hashed"))
+                    .as("getKeys flushed the hash memtable")
+                    .isZero();
+        } finally {
+            backend.dispose();
+        }
+    }
+}
