@@ -5,34 +5,45 @@
 # with bin/flink's CliFrontend, state checked through REST, logs and the committed job output.
 #
 # Scenarios (each prints PASS/FAIL with its time; the last line is "N passed, M failed"):
-#   falcon-activation     job runs under Falcon; TaskManager log has the activation line
+#   falcon-activation     a Nexmark q4 job (E2E_JOB) runs under Falcon with both column-family
+#                         tunings on; the TaskManager log's [FALCON] lines are checked in their
+#                         exact formats and numbers (tests/e2e/lib/check_falcon_lines.py): the
+#                         activation line, slots and the slot budget = the cache's share of the
+#                         slot's managed memory, one line per keyed subtask with the even split,
+#                         each cached state (states = bytes / 144), each tuned column family
 #   kill-9-recovery       kill -9 the TaskManager mid-run, start a new one: restore from the last
-#                         checkpoint, committed output exactly once
+#                         checkpoint; the committed q4 result equals the generator oracle exactly
 #   savepoint-switch      stop-with-savepoint on Falcon -> resume on stock rocksdb -> savepoint
-#                         -> resume on Falcon: output exactly as an uninterrupted run
+#                         -> resume on Falcon: the q4 result exactly as an uninterrupted run
+#   variant-unaligned, variant-local-recovery, variant-heap-timers
+#                         short runs of keyed-count (E2E_VARIANT_JOB) under Falcon that fail once
+#                         (injected) and restart in the same TaskManager: unaligned checkpoints,
+#                         restore from TaskManager-local state, heap timers on RocksDB (always on
+#                         a job with timers; q4 has none); committed output exactly once
 #   tm-memory             TaskManager RSS stays below taskmanager.memory.process.size
-#   missing-native        no libfalcon_jni.so in lib/: WARN line, stock behaviour, exact output
+#   missing-native        no libfalcon_jni.so in lib/: WARN line, stock behaviour, exact q4 result
 #   native-required       ... with state.backend.falcon.native.required: true the job fails
 #                         naming the library
-#   variant-unaligned, variant-local-recovery, variant-heap-timers
-#                         short runs under Falcon that fail once (injected) and restart in the
-#                         same TaskManager: unaligned checkpoints, restore from TaskManager-local
-#                         state, heap timers on RocksDB; committed output exactly once
+#   falcon-log-format     every [FALCON] line of every TaskManager log of the run has an exact
+#                         format of docs/architecture.md
 #
 # Inputs (environment): FALCON_JAR (default: java/falcon-flink/target/falcon-flink-<v>.jar,
 # built with Maven when absent), FALCON_NATIVE (default: build/dev/native/libfalcon_jni.so),
-# E2E_TIMEOUT (seconds, default 360), E2E_BUILD (default build/e2e).
+# E2E_TIMEOUT (seconds, default 540), E2E_BUILD (default build/e2e), E2E_JOB (default nexmark),
+# E2E_VARIANT_JOB (default keyed-count).
 #
-# The job is pluggable (E2E_JOB, default keyed-count): tests/e2e/jobs/<name>.sh defines the hooks
-# e2e_job_build, e2e_job_args, e2e_job_check, e2e_job_heap_timer_evidence and the input sizes;
-# everything in this file is job-agnostic. The Nexmark query job and its materializer plug in
-# as another jobs/*.sh file.
+# Jobs are pluggable: tests/e2e/jobs/<name>.sh defines the hooks (contract in
+# jobs/keyed-count.sh): e2e_job_build, e2e_job_args, e2e_job_check, e2e_job_heap_timer_evidence,
+# the input sizes, and optionally e2e_job_falcon_expectations and JOB_HAS_TIMERS. jobs/nexmark.sh
+# packages java/falcon-nexmark into a job jar (NexmarkClusterJob, submitted with bin/flink run)
+# and checks results with NexmarkResultCheck; jobs/keyed-count.sh runs tests/e2e/job. Everything
+# in this file is job-agnostic.
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 # A hard bound on the whole run; on expiry the EXIT trap still stops the cluster.
 if [[ -z "${E2E_UNDER_TIMEOUT:-}" ]]; then
   export E2E_UNDER_TIMEOUT=1
-  exec timeout -k 30 "${E2E_TIMEOUT:-360}" bash "${BASH_SOURCE[0]}" "$@"
+  exec timeout -k 30 "${E2E_TIMEOUT:-540}" bash "${BASH_SOURCE[0]}" "$@"
 fi
 
 source "$FALCON_ROOT/tests/e2e/lib/flink.sh"
@@ -71,13 +82,23 @@ setup_failed() {
   exit 1
 }
 
-# -- the job ---------------------------------------------------------------------------------
+# -- the jobs --------------------------------------------------------------------------------
 
-# The job is pluggable: tests/e2e/jobs/<E2E_JOB>.sh defines the hooks (see jobs/keyed-count.sh).
-E2E_JOB="${E2E_JOB:-keyed-count}"
-JOB_JAR="$RUN_DIR/job/$E2E_JOB.jar"
-source "$FALCON_ROOT/tests/e2e/jobs/$E2E_JOB.sh"
+# Jobs are pluggable: tests/e2e/jobs/<name>.sh defines the hooks (see jobs/keyed-count.sh).
+# E2E_JOB runs the main scenarios (activation, kill-9-recovery, savepoint-switch, missing-native,
+# native-required); E2E_VARIANT_JOB the short variants. The heap-timer variant needs a job with
+# timers: it runs on keyed-count when the variant job has none.
+E2E_JOB="${E2E_JOB:-nexmark}"
+E2E_VARIANT_JOB="${E2E_VARIANT_JOB:-keyed-count}"
 
+# Makes NAME the current job: sourcing its file replaces the hooks and sizes of the previous one.
+use_job() {
+  JOB_HAS_TIMERS=true
+  e2e_job_falcon_expectations() { :; }  # optional hook: what the [FALCON] lines must show
+  JOB_JAR="$RUN_DIR/job/$1/$1.jar"
+  # shellcheck disable=SC1090
+  source "$FALCON_ROOT/tests/e2e/jobs/$1.sh"
+}
 submit() {  # submit [CLI options] -- [e2e_job_args arguments]
   local -a cli=()
   while (( $# )) && [[ "$1" != "--" ]]; do cli+=("$1"); shift; done
@@ -127,7 +148,16 @@ if [[ ! -f "$FALCON_JAR" ]]; then
 fi
 FALCON_NATIVE="${FALCON_NATIVE:-$(native_library)}"
 [[ -f "$FALCON_NATIVE" ]] || setup_failed "no $FALCON_NATIVE (build the dev preset first)"
-e2e_job_build || setup_failed "cannot build the $E2E_JOB job"
+# The heap-timer variant's job: the variant job if it has timers, else keyed-count.
+use_job "$E2E_VARIANT_JOB"
+TIMER_JOB="$E2E_VARIANT_JOB"
+[[ "$JOB_HAS_TIMERS" == true ]] || TIMER_JOB=keyed-count
+for job in $(printf '%s\n' "$E2E_JOB" "$E2E_VARIANT_JOB" "$TIMER_JOB" | sort -u); do
+  t=$SECONDS
+  use_job "$job"
+  e2e_job_build || setup_failed "cannot build the $job job"
+  echo "job $job built in $(elapsed "$t") s: $JOB_JAR"
+done
 
 log "installing Flink $FLINK_VERSION + Falcon $FALCON_VERSION into $HOME_DIR"
 flink_install "$HOME_DIR"
@@ -139,30 +169,54 @@ echo "setup took $(elapsed "$t0") s"
 
 log "cluster 1: Falcon installed (jar + libfalcon_jni.so + conf lines)"
 t=$SECONDS
-# Local recovery, as an operator enables it (used by the variant-local-recovery scenario).
+# Local recovery, as an operator enables it (used by the variant-local-recovery scenario), and
+# both column-family tunings, so the [FALCON] tuning lines appear for the job's states.
 flink_conf_set "$HOME_DIR" state.backend.local-recovery true
+flink_conf_set "$HOME_DIR" state.backend.falcon.tuning.value-state.hash-memtable true
+flink_conf_set "$HOME_DIR" state.backend.falcon.tuning.map-state.range-filter true
 start_cluster 1 || setup_failed "cluster 1 did not start"
 echo "JobManager and TaskManager up in $(elapsed "$t") s"
 start_rss_sampler
+# TaskManager 1's managed memory as Flink computed it (the slot budgets derive from it).
+TM1_MANAGED="$(rest_get "$HOME_DIR" /taskmanagers/taskmanager-1 "j['memoryConfiguration']['managedMemory']")"
 
 # falcon-activation + kill-9-recovery: one job, killed mid-run.
+use_job "$E2E_JOB"
 t=$SECONDS
 OUT_A="$RUN_DIR/out-kill"
 RECORDS_A="$JOB_SIZE_LONG"
 if JOB_A="$(submit -- "$OUT_A" "$RECORDS_A")" && wait_checkpoints "$HOME_DIR" "$JOB_A" 2; then
-  backend="$(job_state_backend "$HOME_DIR" "$JOB_A")"
-  line="$(grep -o '\[FALCON\] Falcon .* enabled (native .*' "$(tm_log 1)" | head -n1)"
-  want="[FALCON] Falcon $FALCON_VERSION enabled (native $HOME_DIR/lib/libfalcon_jni.so): "
-  if [[ "$backend" == FalconStateBackend && "$line" == "$want"* ]]; then
-    pass falcon-activation "$(elapsed "$t")" "backend $backend; $line"
-  else
-    fail falcon-activation "$(elapsed "$t")" "backend '$backend', activation line '${line:-none}'"
-  fi
-
-  t=$SECONDS
+  # Kill first, look second: on a loaded machine every check before the kill risks the job
+  # finishing first. The killed TaskManager's log stays complete on disk.
+  t_kill=$SECONDS
   state_at_kill="$(job_state "$HOME_DIR" "$JOB_A")"
   cluster_kill_taskmanager
-  echo "kill -9 TaskManager 1 while the job was $state_at_kill; starting TaskManager 2"
+  echo "kill -9 TaskManager 1 while the job was $state_at_kill"
+
+  backend="$(job_state_backend "$HOME_DIR" "$JOB_A")"
+  # Only this job ran on TaskManager 1: its log holds exactly this job's lines.
+  expectations="$(e2e_job_falcon_expectations)"
+  if [[ -n "$expectations" ]]; then
+    # shellcheck disable=SC2086
+    lines="$(python3 "$E2E_DIR/lib/check_falcon_lines.py" activation "$(tm_log 1)" \
+      --version "$FALCON_VERSION" --native "$HOME_DIR/lib/libfalcon_jni.so" --hash on --range on \
+      --slots "$(flink_conf_get "$HOME_DIR" taskmanager.numberOfTaskSlots)" \
+      --parallelism "$(flink_conf_get "$HOME_DIR" parallelism.default)" \
+      --cache-share "$(flink_conf_get "$HOME_DIR" state.backend.falcon.cache.managed-memory-share 0.25)" \
+      --managed-bytes "$TM1_MANAGED" $expectations)"
+  else  # a job without expectations: the activation line only
+    lines="$(grep -o '\[FALCON\] Falcon .* enabled (native .*' "$(tm_log 1)" | head -n1)"
+    want="[FALCON] Falcon $FALCON_VERSION enabled (native $HOME_DIR/lib/libfalcon_jni.so): "
+    [[ "$lines" == "$want"* ]] || lines="[FALCON] line check FAILED: activation line '${lines:-none}'"
+  fi
+  if [[ "$backend" == FalconStateBackend && "$lines" != *FAILED* ]]; then
+    pass falcon-activation "$(elapsed "$t")" "$E2E_JOB job on $backend; $lines"
+  else
+    fail falcon-activation "$(elapsed "$t")" "backend '$backend'; $lines"
+  fi
+
+  t=$t_kill
+  echo "starting TaskManager 2"
   start_taskmanager 2
   state="$(wait_job_end "$HOME_DIR" "$JOB_A" 150)"
   restored="$(rest_get "$HOME_DIR" "/jobs/$JOB_A/checkpoints" "(j['latest']['restored'] or {}).get('id')")"
@@ -189,23 +243,28 @@ fi
 t=$SECONDS
 OUT_B="$RUN_DIR/out-savepoints"
 RECORDS_B="$JOB_SIZE_MEDIUM"
-savepoint_leg() {  # savepoint_leg NAME EXPECTED_BACKEND [CLI options]; sets LEG_JOB
-  local name="$1" expected="$2"; shift 2
+savepoint_leg() {  # savepoint_leg NAME [CLI options]: submits, waits for a checkpoint; sets LEG_JOB
+  local name="$1"; shift
   LEG_JOB="$(submit "$@" -- "$OUT_B" "$RECORDS_B")" || { echo "$name: submit failed"; return 1; }
   wait_checkpoints "$HOME_DIR" "$LEG_JOB" 1 || { echo "$name: no checkpoint"; return 1; }
+}
+leg_backend() {  # leg_backend NAME EXPECTED_BACKEND: the backend LEG_JOB ran on (asked after the stop)
   local backend
   backend="$(job_state_backend "$HOME_DIR" "$LEG_JOB")"
-  [[ "$backend" == "$expected" ]] || { echo "$name: backend $backend, expected $expected"; return 1; }
-  echo -n "$name on $backend; " >&2
+  [[ "$backend" == "$2" ]] || { echo "$1: backend $backend, expected $2"; return 1; }
+  echo -n "$1 on $backend; " >&2
 }
 sp_check() {
-  savepoint_leg falcon-1 FalconStateBackend || return 1
+  savepoint_leg falcon-1 || return 1
   SP1="$(stop_with_savepoint "$HOME_DIR" "$LEG_JOB")" || { echo "stop-with-savepoint 1 failed"; return 1; }
-  savepoint_leg rocksdb EmbeddedRocksDBStateBackend -s "$SP1" -Dstate.backend=rocksdb || return 1
+  leg_backend falcon-1 FalconStateBackend || return 1
+  savepoint_leg rocksdb -s "$SP1" -Dstate.backend=rocksdb || return 1
   SP2="$(stop_with_savepoint "$HOME_DIR" "$LEG_JOB")" || { echo "stop-with-savepoint 2 failed"; return 1; }
-  savepoint_leg falcon-2 FalconStateBackend -s "$SP2" || return 1
+  leg_backend rocksdb EmbeddedRocksDBStateBackend || return 1
+  savepoint_leg falcon-2 -s "$SP2" || return 1
   local state
   state="$(wait_job_end "$HOME_DIR" "$LEG_JOB" 120)"
+  leg_backend falcon-2 FalconStateBackend || return 1
   [[ "$state" == FINISHED ]] || { echo "last leg ended $state"; return 1; }
   e2e_job_check "$OUT_B" "$RECORDS_B"
 }
@@ -216,7 +275,8 @@ else
 fi
 
 # Short variants: a job that fails once by itself (injected, after a checkpoint) and restarts
-# inside the same TaskManager, under Falcon.
+# inside the same TaskManager, under Falcon (with both tunings on).
+use_job "$E2E_VARIANT_JOB"
 VARIANT_RECORDS="$JOB_SIZE_SHORT"
 variant() {  # variant NAME [CLI options] -- [extra job args]
   local name="$1"; shift
@@ -256,6 +316,8 @@ else
   fail variant-local-recovery "$(elapsed "$t")" "$msg; local restores $local_before -> $(local_restores)"
 fi
 
+use_job "$TIMER_JOB"
+VARIANT_RECORDS="$JOB_SIZE_SHORT"
 heap_queues() { e2e_job_heap_timer_evidence "$(tm_log 2)"; }
 t=$SECONDS
 heap_before="$(heap_queues)"
@@ -289,6 +351,7 @@ t=$SECONDS
 start_cluster 3 || { fail cluster-start "$(elapsed "$t")" "cluster 2 did not start"; echo "$PASSED passed, $FAILED failed"; exit 1; }
 echo "cluster 2 up in $(elapsed "$t") s"
 
+use_job "$E2E_JOB"
 t=$SECONDS
 OUT_C="$RUN_DIR/out-no-native"
 RECORDS_C="$JOB_SIZE_SHORT"
@@ -306,6 +369,8 @@ else
   fail missing-native "$(elapsed "$t")" "submit failed"
 fi
 
+# Any job fails alike (at its first keyed backend): the variant job is the quicker one to submit.
+use_job "$E2E_VARIANT_JOB"
 t=$SECONDS
 if JOB_D="$(submit -Dstate.backend.falcon.native.required=true -Drestart-strategy=none \
     -- "$RUN_DIR/out-required" "$JOB_SIZE_SHORT")"; then
@@ -323,6 +388,15 @@ else
 fi
 
 cluster_stop
+
+# falcon-log-format: every [FALCON] line any TaskManager logged (cluster 1: the jobs, the kill,
+# the restores, the backend switches, the variants; cluster 2: the WARN line) has an exact format.
+if msg="$(python3 "$E2E_DIR/lib/check_falcon_lines.py" format "$HOME_DIR"/log/flink-taskexecutor-*.log)"; then
+  pass falcon-log-format 0 "$msg"
+else
+  fail falcon-log-format 0 "$msg"
+fi
+
 echo
 echo "e2e took $(elapsed "$t0") s (logs, outputs: $RUN_DIR)"
 echo "$PASSED passed, $FAILED failed"

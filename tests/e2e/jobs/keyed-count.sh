@@ -15,7 +15,15 @@
 #   e2e_job_heap_timer_evidence LOG
 #                        prints how many lines in the TaskManager LOG show that the job's timers
 #                        live in heap priority queues (the heap-timer variant compares counts)
-# The Nexmark query job and its materializer plug in as another such file.
+# and optionally:
+#   JOB_HAS_TIMERS=false the job registers no timers (run.sh then runs the heap-timer variant on
+#                        keyed-count)
+#   e2e_job_falcon_expectations
+#                        prints the job's options of tests/e2e/lib/check_falcon_lines.py activation
+#                        (keyed operators, cached and tuned states); without it the
+#                        falcon-activation scenario checks the activation line only
+# run.sh selects jobs with E2E_JOB (main scenarios, default nexmark: jobs/nexmark.sh) and
+# E2E_VARIANT_JOB (the short variants, default this job).
 
 JOB_KEYS=500
 JOB_RATE=2500  # records per second per source subtask

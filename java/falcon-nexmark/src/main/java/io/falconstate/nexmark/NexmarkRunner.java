@@ -179,32 +179,7 @@ public final class NexmarkRunner {
     StreamExecutionEnvironment env = new StreamExecutionEnvironment(conf);
     StreamTableEnvironment tEnv = StreamTableEnvironment.create(env,
         EnvironmentSettings.newInstance().inStreamingMode().withConfiguration(conf).build());
-    tEnv.executeSql(NexmarkSchema.createTable(SOURCE_TABLE, sourceOptions(o)));
-    for (String view : NexmarkSchema.createViews(SOURCE_TABLE)) {
-      tEnv.executeSql(view);
-    }
-    for (String ddl : statements.subList(0, statements.size() - 1)) {
-      tEnv.executeSql(ddl);
-    }
-    Table result = tEnv.sqlQuery(statements.get(statements.size() - 1));
-    DataStream<Row> changelog = tEnv.toChangelogStream(result);
-    if (file) {
-      FileSink<String> sink = FileSink
-          .forRowFormat(new org.apache.flink.core.fs.Path(resultDir.toUri()),
-              new SimpleStringEncoder<String>("UTF-8"))
-          .withBucketAssigner(new BasePathBucketAssigner<>())
-          .withRollingPolicy(OnCheckpointRollingPolicy.build())
-          .withOutputFileConfig(
-              OutputFileConfig.builder().withPartPrefix("part").withPartSuffix(".txt").build())
-          .build();
-      changelog
-          .map(new ToLine()).name("changelog-to-line")
-          .keyBy(new RowContent())
-          .map(new SequenceStamper()).name("sequence")
-          .sinkTo(sink).name("exactly-once-file-sink");
-    } else {
-      changelog.addSink(new DiscardingSink<>()).name("blackhole");
-    }
+    addPipeline(tEnv, o, statements, resultDir);
     StreamGraph streamGraph = env.getStreamGraph();
     streamGraph.setJobName("nexmark-" + o.query());
     JobGraph jobGraph = streamGraph.getJobGraph();
@@ -240,6 +215,43 @@ public final class NexmarkRunner {
         o.events(), elapsed, cpu, checkpoints, window, table);
     LOG.info("{}", r.summary());
     return r;
+  }
+
+  /**
+   * Adds the query's pipeline to {@code tEnv}'s StreamExecutionEnvironment: the 'nexmark' source
+   * table, the views, the query's statements, and its changelog into the exactly-once file sink
+   * under {@code resultDir} (or a discarding sink). Shared by the in-process runs and the job a
+   * real cluster runs ({@link NexmarkClusterJob}); the DataStream operators carry fixed uids so a
+   * savepoint maps onto the same operators.
+   */
+  public static void addPipeline(StreamTableEnvironment tEnv, NexmarkRunOptions o,
+      List<String> statements, Path resultDir) {
+    tEnv.executeSql(NexmarkSchema.createTable(SOURCE_TABLE, sourceOptions(o)));
+    for (String view : NexmarkSchema.createViews(SOURCE_TABLE)) {
+      tEnv.executeSql(view);
+    }
+    for (String ddl : statements.subList(0, statements.size() - 1)) {
+      tEnv.executeSql(ddl);
+    }
+    Table result = tEnv.sqlQuery(statements.get(statements.size() - 1));
+    DataStream<Row> changelog = tEnv.toChangelogStream(result);
+    if (o.sink() == NexmarkRunOptions.Sink.FILE) {
+      FileSink<String> sink = FileSink
+          .forRowFormat(new org.apache.flink.core.fs.Path(resultDir.toUri()),
+              new SimpleStringEncoder<String>("UTF-8"))
+          .withBucketAssigner(new BasePathBucketAssigner<>())
+          .withRollingPolicy(OnCheckpointRollingPolicy.build())
+          .withOutputFileConfig(
+              OutputFileConfig.builder().withPartPrefix("part").withPartSuffix(".txt").build())
+          .build();
+      changelog
+          .map(new ToLine()).name("changelog-to-line").uid("changelog-to-line")
+          .keyBy(new RowContent())
+          .map(new SequenceStamper()).name("sequence").uid("sequence")
+          .sinkTo(sink).name("exactly-once-file-sink").uid("exactly-once-file-sink");
+    } else {
+      changelog.addSink(new DiscardingSink<>()).name("blackhole").uid("blackhole");
+    }
   }
 
   /** Class of the state backend the job graph carries (what {@code state.backend} loaded). */

@@ -1,19 +1,14 @@
 package io.falconstate.nexmark;
 
 import io.falconstate.nexmark.generator.NexmarkConfig;
-import io.falconstate.nexmark.generator.NexmarkEvent;
-import io.falconstate.nexmark.generator.NexmarkGenerator;
 import java.nio.file.Path;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.SortedMap;
-import java.util.TreeMap;
 
-/** The small workload the integration tests share, and an independent q4 oracle. */
+/** The small workload the integration tests share, and its q4 oracle. */
 final class NexmarkTestRuns {
   private NexmarkTestRuns() {}
 
@@ -95,40 +90,8 @@ final class NexmarkTestRuns {
         .withEventTimeRate(EVENT_TIME_RATE).withOutOfOrderGroupSize(OUT_OF_ORDER_GROUP);
   }
 
-  /**
-   * q4 computed directly from the generator: per auction the highest bid placed between its
-   * start and its expiry, then per category the average of those (BIGINT AVG truncates).
-   */
+  /** q4 of the shared workload, computed from the generator (the one oracle, {@link Q4Oracle}). */
   static SortedMap<String, Long> q4Oracle() {
-    NexmarkGenerator g = new NexmarkGenerator(config());
-    Map<Long, long[]> auctions = new HashMap<>(); // id -> {category, dateTime, expires}
-    List<long[]> bids = new ArrayList<>(); // {auction, price, dateTime}
-    for (long n = 0; n < EVENTS; n++) {
-      NexmarkEvent e = g.generate(n);
-      if (e.type == NexmarkEvent.AUCTION) {
-        auctions.put(e.auction.id,
-            new long[] {e.auction.category, e.auction.dateTime, e.auction.expires});
-      } else if (e.type == NexmarkEvent.BID) {
-        bids.add(new long[] {e.bid.auction, e.bid.price, e.bid.dateTime});
-      }
-    }
-    Map<Long, Long> maxPerAuction = new HashMap<>();
-    for (long[] b : bids) {
-      long[] a = auctions.get(b[0]);
-      if (a != null && b[2] >= a[1] && b[2] <= a[2]) {
-        maxPerAuction.merge(b[0], b[1], Math::max);
-      }
-    }
-    Map<Long, long[]> perCategory = new TreeMap<>(); // category -> {sum, count}
-    for (Map.Entry<Long, Long> m : maxPerAuction.entrySet()) {
-      long[] acc = perCategory.computeIfAbsent(auctions.get(m.getKey())[0], k -> new long[2]);
-      acc[0] += m.getValue();
-      acc[1]++;
-    }
-    SortedMap<String, Long> rows = new TreeMap<>();
-    for (Map.Entry<Long, long[]> c : perCategory.entrySet()) {
-      rows.put(c.getKey() + "\t" + (c.getValue()[0] / c.getValue()[1]), 1L);
-    }
-    return rows;
+    return Q4Oracle.rows(config());
   }
 }
