@@ -27,6 +27,7 @@
 #include <new>
 #include <xxhash.h>
 
+#include "cache/bytes.h"
 #include "cache/frequency_sketch.h"
 
 namespace falcon {
@@ -95,9 +96,7 @@ inline void CopyBytes(char* dst, const char* src, size_t n) {
   if (n != 0) std::memcpy(dst, src, n);
 }
 
-inline bool SameBytes(const char* a, const char* b, size_t n) {
-  return n == 0 || std::memcmp(a, b, n) == 0;
-}
+using cache_internal::SameBytes;
 
 }  // namespace
 
@@ -163,7 +162,7 @@ HotStateCache::HotStateCache(const CacheOptions& options, WriteBackSink* sink,
   }
   uint64_t guess = cap_entries_ != 0 ? cap_entries_ : cap_bytes_ / 128;
   sketch_->Resize(std::clamp<uint64_t>(guess, 64, 4096));  // <= 32 KiB up front
-  victims_.reserve(64);
+  victims_.reserve(64 + options_.write_back_batch);
   batch_.reserve(kMaxBatch);
 }
 
@@ -183,8 +182,13 @@ uint64_t HotStateCache::AllocatedBytes() const {
   return block_bytes_ + slots_.size() * sizeof(uint64_t) + sketch_->bytes();
 }
 
-HotStateCache::StateSlot& HotStateCache::Slot(uint32_t state_id) {
-  if (state_id >= states_.size()) states_.resize(state_id + 1);
+inline HotStateCache::StateSlot& HotStateCache::Slot(uint32_t state_id) {
+  if (__builtin_expect(state_id < states_.size(), 1)) return states_[state_id];
+  return GrowSlots(state_id);
+}
+
+HotStateCache::StateSlot& HotStateCache::GrowSlots(uint32_t state_id) {
+  states_.resize(state_id + 1);
   return states_[state_id];
 }
 
@@ -530,9 +534,38 @@ Status HotStateCache::MakeRoom() {
     }
   }
   if (victims_.empty()) return Status::OK();
+  CollectWriteAhead();
   return EmitVictims();
 }
 
+// Batched write-back (CacheOptions::write_back_batch): adds the dirty entries
+// among the next eviction candidates -- the window head (W-TinyLFU's next
+// admission candidates, LRU's next victims) and the probation head (the next
+// main victims) -- to this call's write-back. A bounded walk, so an eviction
+// round costs at most 2 x write_back_batch entry visits, and rounds that find
+// dirty entries make the next ~write_back_batch evictions free.
+void HotStateCache::CollectWriteAhead() {
+  evicted_victims_ = victims_.size();
+  const size_t batch = options_.write_back_batch;
+  if (batch <= 1 || victims_.size() >= batch) return;
+  size_t want = batch - victims_.size();
+  const uint8_t order[2] = {kWindow, kProbation};
+  for (uint8_t q : order) {
+    size_t visits = batch;
+    for (Entry* e = queues_[q].head; e != nullptr && visits > 0 && want > 0; e = e->next) {
+      --visits;
+      if (e->dirty()) {
+        victims_.push_back(e);
+        --want;
+      }
+    }
+  }
+}
+
+// Writes victims_ back: the evicted entries (victims_[0, evicted_victims_),
+// detached, freed here whatever the sink says) and the written-ahead ones
+// (still cached; clean once their batch is written, still dirty if the sink
+// failed).
 Status HotStateCache::EmitVictims() {
   Status status;
   size_t i = 0;
@@ -545,23 +578,44 @@ Status HotStateCache::EmitVictims() {
           e->state(), std::string_view(e->key(), e->klen),
           e->absent() ? std::string_view() : std::string_view(e->value(), e->value_len()),
           e->absent()});
-      CacheStats& st = states_[e->state()].stats;
-      st.dirty_writebacks += 1;
-      if (e->absent()) st.tombstones += 1;
     }
-    if (status.ok()) status = sink_->Write(batch_.data(), batch_.size());
-    for (size_t j = i; j < end; ++j) std::free(victims_[j]);
+    const bool written = status.ok() && (status = sink_->Write(batch_.data(), batch_.size())).ok();
+    for (size_t j = i; j < end; ++j) {
+      Entry* e = victims_[j];
+      if (written) {
+        CacheStats& st = states_[e->state()].stats;
+        st.dirty_writebacks += 1;
+        if (e->absent()) st.tombstones += 1;
+      }
+      if (j < evicted_victims_) {
+        std::free(e);
+      } else if (written) {
+        SetDirty(e, false);
+      }
+    }
     i = end;
   }
   victims_.clear();
+  evicted_victims_ = 0;
   batch_.clear();
   return status;
 }
 
 // --- get ---------------------------------------------------------------------
 
-void HotStateCache::CountGet(StateSlot& s, bool hit) {
+// Per-get bookkeeping inline; the end of a window (once per bypass_window
+// gets) out of line.
+inline void HotStateCache::CountGet(StateSlot& s, bool hit) {
   if (options_.bypass_threshold <= 0.0) return;
+  if (!s.stats.bypassed_now) {
+    s.window_gets += 1;
+    s.window_hits += hit ? 1 : 0;
+    if (__builtin_expect(s.window_gets < options_.bypass_window, 1)) return;
+  }
+  EndBypassWindow(s, hit);
+}
+
+void HotStateCache::EndBypassWindow(StateSlot& s, bool hit) {
   if (s.stats.bypassed_now) {
     if (--s.bypass_gets_left == 0) {
       s.stats.bypassed_now = false;
@@ -570,9 +624,7 @@ void HotStateCache::CountGet(StateSlot& s, bool hit) {
     }
     return;
   }
-  s.window_gets += 1;
-  s.window_hits += hit ? 1 : 0;
-  if (s.window_gets < std::max<uint32_t>(1, options_.bypass_window)) return;
+  (void)hit;  // already counted by CountGet
   double ratio = double(s.window_hits) / double(s.window_gets);
   s.stats.window_hit_ratio = ratio;
   s.window_gets = s.window_hits = 0;
@@ -645,9 +697,13 @@ GetResult HotStateCache::Get(uint32_t state_id, std::string_view key) {
 // into a drift towards the 1% minimum, which a stationary,
 // frequency-skewed workload wants, while a recency-skewed one (new keys hot
 // for a while), where each step up gains, still climbs towards 100% (LRU).
-void HotStateCache::Climb(bool hit) {
+inline void HotStateCache::Climb(bool hit) {
   climb_hits_ += hit ? 1 : 0;
-  if (++climb_samples_ < climb_period_) return;
+  if (__builtin_expect(++climb_samples_ < climb_period_, 1)) return;
+  ClimbStep();
+}
+
+void HotStateCache::ClimbStep() {
   const double rate = double(climb_hits_) / double(climb_samples_);
   climb_hits_ = climb_samples_ = 0;
   const uint64_t cap = cap_entries_ != 0 ? cap_entries_ : std::max<uint64_t>(count_, 64);

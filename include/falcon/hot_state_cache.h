@@ -146,6 +146,13 @@ struct CacheOptions {
   uint32_t bypass_window = 20000;         // gets per measurement window
   uint32_t bypass_enter_windows = 2;      // consecutive low windows to bypass
   uint32_t bypass_probe_interval = 200000;  // gets while bypassed before a probe
+  // Batched write-back: when an eviction has to write a dirty entry back, the
+  // same sink call also writes back up to this many more dirty entries from
+  // the cold ends of the queues (the next eviction candidates), which stay
+  // cached, now clean. Their later evictions then write nothing, so one
+  // RocksDB write serves about this many evictions instead of one each.
+  // 0 or 1 = off (write back only the evicted entries).
+  uint32_t write_back_batch = 32;
 };
 
 // What Get() found.
@@ -287,6 +294,7 @@ class HotStateCache {
   struct StateSlot;
 
   StateSlot& Slot(uint32_t state_id);
+  StateSlot& GrowSlots(uint32_t state_id);
   // Index (open addressing, Robin Hood): slot position of the entry with this
   // key, or kNoSlot.
   size_t Find(uint32_t state, std::string_view key, uint64_t hash) const;
@@ -310,10 +318,13 @@ class HotStateCache {
   void RefreshQuota();
   void ApplyCapacity(uint64_t bytes, uint64_t entries);
   void CountGet(StateSlot& s, bool hit);
+  void EndBypassWindow(StateSlot& s, bool hit);
   void Climb(bool hit);
+  void ClimbStep();
   Result<WriteOutcome> Write(uint32_t state_id, std::string_view key,
                              std::string_view value, bool absent, bool dirty);
   Status MakeRoom();
+  void CollectWriteAhead();
   Status EmitVictims();
   Status WriteBackSorted(std::vector<Entry*>* entries);
   template <class F>
@@ -353,6 +364,7 @@ class HotStateCache {
   std::unique_ptr<cache_internal::FrequencySketch> sketch_;
   std::vector<StateSlot> states_;
   std::vector<Entry*> victims_;     // dirty victims of one call (reused)
+  size_t evicted_victims_ = 0;      // victims_[0, this) are evicted; the rest are written ahead
   std::vector<DirtyEntry> batch_;   // reused scratch
 };
 
