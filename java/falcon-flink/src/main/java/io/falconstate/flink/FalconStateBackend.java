@@ -470,8 +470,8 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
                     task.getNumberOfParallelSubtasks(),
                     task.getAttemptNumber(),
                     budget.subtasksInSlot(),
-                    budget.quotaBytes(),
-                    budget.quotaEntries());
+                    budget.joinedQuotaBytes(),
+                    budget.joinedQuotaEntries());
             nativeCache = settings.createNativeCache(budget.takeLease());
             return new HotStateCacheManager<>(inner, nativeCache, budget, metricGroup);
         } catch (RuntimeException e) {

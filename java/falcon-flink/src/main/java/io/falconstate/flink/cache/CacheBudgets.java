@@ -95,15 +95,30 @@ public final class CacheBudgets {
         long lease = 0;
         try {
             SlotCacheBudget slot = resource.getResourceHandle();
-            lease = slot.budget().register(settings.isFixedSize() ? 1.0 : weight, name);
-            int subtasks = slot.budget().subtasks();
+            NativeMemoryBudget slotBudget = slot.budget();
+            // Joining, counting the slot's subtasks and reading the quota they leave this one
+            // happen under the budget's lock (register() takes it too), so the subtask's
+            // [FALCON] line states one moment even while the slot's other subtasks join. (A
+            // subtask leaving at that instant, which releases its lease natively, can still
+            // interleave; subtasks leave when tasks end, not while a job starts.)
+            int subtasks;
+            long joinedBytes;
+            long joinedEntries;
+            synchronized (slotBudget) {
+                lease = slotBudget.register(settings.isFixedSize() ? 1.0 : weight, name);
+                subtasks = slotBudget.subtasks();
+                joinedBytes = NativeMemoryBudget.quotaBytes(lease);
+                joinedEntries = NativeMemoryBudget.quotaEntries(lease);
+            }
             return new SubtaskCacheBudget(
                     resource,
                     lease,
                     settings.isFixedSize(),
                     settings.fixedBytesPerSubtask(),
                     settings.fixedEntriesPerSubtask(),
-                    subtasks);
+                    subtasks,
+                    settings.isFixedSize() ? settings.fixedBytesPerSubtask() : joinedBytes,
+                    settings.isFixedSize() ? settings.fixedEntriesPerSubtask() : joinedEntries);
         } catch (RuntimeException e) {
             NativeMemoryBudget.releaseLease(lease);
             try {

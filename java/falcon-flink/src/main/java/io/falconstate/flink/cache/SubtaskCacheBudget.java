@@ -21,6 +21,8 @@ public final class SubtaskCacheBudget implements AutoCloseable {
     private final long fixedBytes;
     private final long fixedEntries;
     private final int subtasksInSlot;
+    private final long joinedQuotaBytes;
+    private final long joinedQuotaEntries;
     private long lease;
     private boolean closed;
 
@@ -30,13 +32,17 @@ public final class SubtaskCacheBudget implements AutoCloseable {
             boolean fixedSize,
             long fixedBytes,
             long fixedEntries,
-            int subtasksInSlot) {
+            int subtasksInSlot,
+            long joinedQuotaBytes,
+            long joinedQuotaEntries) {
         this.slotResource = slotResource;
         this.lease = lease;
         this.fixedSize = fixedSize;
         this.fixedBytes = fixedBytes;
         this.fixedEntries = fixedEntries;
         this.subtasksInSlot = subtasksInSlot;
+        this.joinedQuotaBytes = joinedQuotaBytes;
+        this.joinedQuotaEntries = joinedQuotaEntries;
     }
 
     /** The slot this subtask belongs to. */
@@ -47,6 +53,16 @@ public final class SubtaskCacheBudget implements AutoCloseable {
     /** Keyed subtasks in the slot when this one joined (itself included). */
     public int subtasksInSlot() {
         return subtasksInSlot;
+    }
+
+    /** The quota in bytes when this subtask joined, with {@link #subtasksInSlot()} subtasks. */
+    public long joinedQuotaBytes() {
+        return joinedQuotaBytes;
+    }
+
+    /** The entry quota when this subtask joined (0: no cap). */
+    public long joinedQuotaEntries() {
+        return joinedQuotaEntries;
     }
 
     /** True when the cache has a fixed size per subtask instead of a managed-memory quota. */
