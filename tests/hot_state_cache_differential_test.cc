@@ -54,6 +54,9 @@ void RunSequence(const Config& c, int steps) {
   o.policy = c.policy;
   o.max_bytes = c.max_bytes;
   o.max_entries = c.max_entries;
+  // Batched write-back off, minimal and default, picked by the seed.
+  const uint32_t batches[3] = {0, 2, 32};
+  o.write_back_batch = batches[c.seed % 3];
   if (c.bypass) {
     o.bypass_threshold = 0.5;
     o.bypass_window = 32;

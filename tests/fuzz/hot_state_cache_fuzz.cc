@@ -32,6 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.policy = (config & 1) ? CachePolicy::kLru : CachePolicy::kWTinyLfu;
   o.max_bytes = 256u << ((config >> 1) & 7);  // 256 B .. 32 KiB
   o.max_entries = (config & 16) ? 1 + ((config >> 5) & 7) * 3 : 0;
+  // Batched write-back off / minimal / default by the input's length (the
+  // config byte has no bit left).
+  o.write_back_batch = size % 3 == 0 ? 0 : size % 3 == 1 ? 2 : 32;
   if (config & 128) {
     o.bypass_threshold = 0.5;
     o.bypass_window = 8;
