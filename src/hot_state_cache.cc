@@ -62,10 +62,15 @@ constexpr uint64_t kClimbMinPeriod = FALCON_CLIMB_MIN_PERIOD;  // gets
 constexpr uint32_t kValueLenMask = (1u << 30) - 1;
 constexpr uint32_t kRefBit = 1u << 30;
 constexpr uint32_t kAbsentBit = 1u << 31;
-// Entry::bits: state id (12), queue (2), dirty (1).
+// Entry::bits: state id (12), queue (2), dirty (1), not in RocksDB (1).
 constexpr uint16_t kStateMask = 0x0FFF;
 constexpr uint32_t kQueueShift = 12;
 constexpr uint16_t kDirtyBit = 1u << 14;
+// The key is known to be absent from RocksDB: the entry began as a
+// FillAbsent (the caller read RocksDB and found nothing) and none of its
+// versions has been written back since. Removing such a key needs no
+// tombstone in RocksDB.
+constexpr uint16_t kNotInDbBit = 1u << 15;
 
 // Index slots: pointer (48 bits) | tag (8) | probe distance (8); 0 = empty.
 constexpr uint64_t kPtrMask = (uint64_t{1} << 48) - 1;
@@ -115,6 +120,7 @@ struct HotStateCache::Entry {
   uint32_t state() const { return bits & kStateMask; }
   uint8_t queue() const { return static_cast<uint8_t>((bits >> kQueueShift) & 3); }
   bool dirty() const { return (bits & kDirtyBit) != 0; }
+  bool not_in_db() const { return (bits & kNotInDbBit) != 0; }
   bool absent() const { return (vword & kAbsentBit) != 0; }
   bool referenced() const { return (vword & kRefBit) != 0; }
   void set_queue(uint8_t q) {
@@ -372,7 +378,9 @@ void HotStateCache::SetDirty(Entry* e, bool dirty) {
     st.dirty_bytes += charge;
     st.dirty_entries += 1;
   } else {
-    e->bits = static_cast<uint16_t>(e->bits & ~kDirtyBit);
+    // Clean = what RocksDB holds (written back, or read from it); a caller
+    // that knows the key is still not in RocksDB sets kNotInDbBit again.
+    e->bits = static_cast<uint16_t>(e->bits & ~(kDirtyBit | kNotInDbBit));
     dirty_bytes_ -= charge;
     dirty_count_ -= 1;
     st.dirty_bytes -= charge;
@@ -766,6 +774,7 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
   const size_t need = kEntryHeaderBytes + key.size() + value.size();
   const uint32_t vlen = static_cast<uint32_t>(value.size());
   if (e != nullptr) {
+    const bool not_in_db = e->not_in_db();
     // Update in place; reuse the block when it fits and is not too wasteful.
     const size_t usable = malloc_usable_size(e);
     if (need > usable || need * 2 + 64 < usable) {
@@ -795,7 +804,12 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
     }
     e->vword = vlen | (absent ? kAbsentBit : 0) | (e->vword & kRefBit);
     CopyBytes(e->value(), value.data(), value.size());
-    SetDirty(e, dirty);
+    // (Only dirty writes get here.) Removing a key RocksDB never got needs
+    // no tombstone: the entry becomes a clean "known absent". State that
+    // lives and dies between two write-backs (a window's accumulator, a
+    // retracted join row) then never reaches RocksDB at all.
+    SetDirty(e, !(absent && not_in_db));
+    if (not_in_db) e->bits |= kNotInDbBit;
     OnHit(e);
   } else {
     if ((count_ + 1) * kMaxLoadDen > slots_.size() * kMaxLoadNum) {
@@ -806,7 +820,7 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
     e->prev = e->next = nullptr;
     e->vword = vlen | (absent ? kAbsentBit : 0);
     e->klen = static_cast<uint16_t>(key.size());
-    e->bits = static_cast<uint16_t>(state_id);
+    e->bits = static_cast<uint16_t>(state_id | (absent && !dirty ? kNotInDbBit : 0));
     CopyBytes(e->key(), key.data(), key.size());
     CopyBytes(e->value(), value.data(), value.size());
     if (!IndexInsert(e, hash)) {

@@ -284,6 +284,54 @@ TEST_P(HotStateCacheTest, FailedWriteAheadKeepsEntriesDirty) {
   EXPECT_EQ(sink.out.size(), 50u);
 }
 
+// A key the caller found absent in RocksDB (FillAbsent) and that was never
+// written back since needs no tombstone when it is removed; every other
+// removal writes one.
+TEST_P(HotStateCacheTest, RemovingAKeyRocksDbNeverGotWritesNothing) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
+  auto written = [&](const std::string& key) {
+    int n = 0;
+    for (const Written& w : sink.out) n += w.key == key ? 1 : 0;
+    return n;
+  };
+  // Born absent, put, grown past its block (relocated), removed: nothing.
+  ASSERT_EQ(*c.FillAbsent(0, "window"), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Put(0, "window", "acc"), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Put(0, "window", std::string(500, 'a')), WriteOutcome::kCached);
+  EXPECT_EQ(c.Stats(0).dirty_entries, 1u);
+  ASSERT_EQ(*c.Remove(0, "window"), WriteOutcome::kCached);
+  EXPECT_EQ(c.Stats(0).dirty_entries, 0u);
+  EXPECT_EQ(c.Get(0, "window").kind, Lookup::kAbsent);
+  // Put again after the removal: still only in the cache, written once.
+  ASSERT_EQ(*c.Put(0, "window", "again"), WriteOutcome::kCached);
+  // Born absent, put, flushed (now in RocksDB), removed: one tombstone.
+  ASSERT_EQ(*c.FillAbsent(0, "flushed"), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Put(0, "flushed", "v"), WriteOutcome::kCached);
+  ASSERT_TRUE(c.FlushAll().ok());
+  EXPECT_EQ(written("window"), 1);
+  EXPECT_EQ(sink.out.back().value, sink.out.back().key == "window" ? "again" : "v");
+  EXPECT_EQ(written("flushed"), 1);
+  ASSERT_EQ(*c.Remove(0, "flushed"), WriteOutcome::kCached);
+  // A blind removal (the cache knows nothing of the key) and the removal of
+  // a value read from RocksDB: tombstones.
+  ASSERT_EQ(*c.Remove(0, "blind"), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Fill(0, "from-db", "v"), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Remove(0, "from-db"), WriteOutcome::kCached);
+  // And a blind put then removal: the put may have overwritten a RocksDB value.
+  ASSERT_EQ(*c.Put(0, "blind-put", "v"), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Remove(0, "blind-put"), WriteOutcome::kCached);
+  const size_t before = sink.out.size();
+  ASSERT_TRUE(c.FlushAll().ok());
+  ASSERT_EQ(sink.out.size(), before + 4);
+  for (size_t i = before; i < sink.out.size(); ++i) EXPECT_TRUE(sink.out[i].is_delete);
+  EXPECT_EQ(written("flushed"), 2);
+  EXPECT_EQ(written("blind"), 1);
+  EXPECT_EQ(written("from-db"), 1);
+  EXPECT_EQ(written("blind-put"), 1);
+  EXPECT_EQ(written("window"), 1);
+}
+
 TEST_P(HotStateCacheTest, FlushIsSortedPerStateAndLeavesClean) {
   RecordingSink sink;
   HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
