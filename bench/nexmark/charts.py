@@ -41,11 +41,20 @@ def ordered(values):
 def throughput_chart(rows, out):
     cells = ordered((r["minibatch"], r["p"]) for r in rows)
     backends = ordered(r["backend"] for r in rows if "@" not in r["backend"])
-    queries = ordered(r["query"] for r in rows)
-    fig, axes = plt.subplots(1, len(cells), figsize=(max(6, 2.2 * len(queries)) * len(cells), 4.5),
+    # One panel per (mini-batch, parallelism), two per row; each panel shows only
+    # the queries measured in that cell.
+    per_cell = {c: ordered(r["query"] for r in rows if (r["minibatch"], r["p"]) == c)
+                for c in cells}
+    most = max(len(q) for q in per_cell.values())
+    ncols = min(2, len(cells))
+    nrows = (len(cells) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(max(5, 1.6 * most + 2) * ncols, 4.2 * nrows),
                              squeeze=False)
+    for ax in axes.flat[len(cells):]:
+        ax.axis("off")
     width = 0.8 / max(1, len(backends))
-    for ax, (mb, p) in zip(axes[0], cells):
+    for ax, (mb, p) in zip(axes.flat, cells):
+        queries = per_cell[(mb, p)]
         for i, b in enumerate(backends):
             xs, ys, lo, hi = [], [], [], []
             for qi, q in enumerate(queries):
