@@ -130,8 +130,21 @@ class NexmarkResultCheckTest {
     assertThat(r.summary).contains("rows differ from the reference run")
         .contains("missing 0 rows").contains("unexpected 1 rows [99,1]");
 
+    // Break the reference where a check can always see it: the file holding subtask 0's first
+    // record (sequence 0). Part-file names carry random ids, so "the first file by name" may be
+    // the last one written, and a lost tail leaves no gap.
     Path brokenReference = copyOfRun("broken-");
-    Files.delete(ChangelogMaterializer.committedFiles(brokenReference.resolve("result")).get(0));
+    Path holdingFirstRecord = null;
+    for (Path f : ChangelogMaterializer.committedFiles(brokenReference.resolve("result"))) {
+      for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+        ChangelogLines.Record rec = ChangelogLines.parse(line);
+        if (rec.subtask == 0 && rec.seq == 0) {
+          holdingFirstRecord = f;
+        }
+      }
+    }
+    assertThat(holdingFirstRecord).as("a committed file holds subtask 0's record 0").isNotNull();
+    Files.delete(holdingFirstRecord);
     NexmarkResultCheck.Result broken = NexmarkResultCheck.check(asQ3, brokenReference);
     assertThat(broken.exact).isFalse();
     assertThat(broken.summary).contains("the reference run's changelog is broken");
