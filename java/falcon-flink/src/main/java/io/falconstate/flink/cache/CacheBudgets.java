@@ -117,8 +117,8 @@ public final class CacheBudgets {
                     settings.fixedBytesPerSubtask(),
                     settings.fixedEntriesPerSubtask(),
                     subtasks,
-                    settings.isFixedSize() ? settings.fixedBytesPerSubtask() : joinedBytes,
-                    settings.isFixedSize() ? settings.fixedEntriesPerSubtask() : joinedEntries);
+                    joinedBytes,
+                    joinedEntries);
         } catch (RuntimeException e) {
             NativeMemoryBudget.releaseLease(lease);
             try {

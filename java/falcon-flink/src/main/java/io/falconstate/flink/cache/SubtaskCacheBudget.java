@@ -55,14 +55,17 @@ public final class SubtaskCacheBudget implements AutoCloseable {
         return subtasksInSlot;
     }
 
-    /** The quota in bytes when this subtask joined, with {@link #subtasksInSlot()} subtasks. */
+    /**
+     * The quota in bytes when this subtask joined, with {@link #subtasksInSlot()} subtasks (the
+     * fixed size if there is one).
+     */
     public long joinedQuotaBytes() {
-        return joinedQuotaBytes;
+        return fixedSize ? fixedBytes : joinedQuotaBytes;
     }
 
-    /** The entry quota when this subtask joined (0: no cap). */
+    /** The entry quota when this subtask joined (0: no cap; the fixed cap if there is one). */
     public long joinedQuotaEntries() {
-        return joinedQuotaEntries;
+        return fixedSize ? fixedEntries : joinedQuotaEntries;
     }
 
     /** True when the cache has a fixed size per subtask instead of a managed-memory quota. */
