@@ -1,7 +1,8 @@
 // Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
 //
 // ns/op of the hot-state cache (one thread, C++ only): get-hit, get-miss,
-// put-new, put-existing with 16/32-byte keys and 64/256-byte values, in caches
+// put-new, put-existing, and get_put (a get then a put of the same key, as
+// Flink's read-modify-write) with 16/32-byte keys and 64/256-byte values, in caches
 // of 10k and 1M entries, keys in random order. A hit copies the value into a
 // reused buffer, as the JNI layer will. put-new runs on a full cache, so it
 // includes one eviction (dirty victims go to a sink that discards them).
@@ -78,7 +79,8 @@ struct Fixture {
   }
 };
 
-enum Op { kGetHit, kGetMiss, kPutNew, kPutExisting };
+// get_put: Flink's read-modify-write (value() then update() of the same key).
+enum Op { kGetHit, kGetMiss, kPutNew, kPutExisting, kGetPut, kOpCount };
 
 void BM_Cache(benchmark::State& state) {
   const Op op = static_cast<Op>(state.range(0));
@@ -125,6 +127,20 @@ void BM_Cache(benchmark::State& state) {
         benchmark::DoNotOptimize(r);
         break;
       }
+      case kGetPut: {
+        MakeKey(id, key, key_len);
+        falcon::GetResult g = f.cache->Get(0, std::string_view(key, key_len));
+        if (g.kind == Lookup::kHit) {
+          std::memcpy(out, g.data, g.size);
+          ++found;
+        }
+        out[0] = static_cast<char>(out[0] + 1);
+        auto r = f.cache->Put(0, std::string_view(key, key_len), std::string_view(out, value_len));
+        benchmark::DoNotOptimize(r);
+        break;
+      }
+      case kOpCount:
+        break;
     }
   }
   state.counters["hit"] = double(found) / double(state.iterations());
@@ -155,7 +171,7 @@ void BM_UnorderedMapHit(benchmark::State& state) {
 }
 
 const char* OpName(int op) {
-  static const char* names[] = {"get_hit", "get_miss", "put_new", "put_existing"};
+  static const char* names[] = {"get_hit", "get_miss", "put_new", "put_existing", "get_put"};
   return names[op];
 }
 
@@ -166,11 +182,12 @@ void Register() {
       ->ArgNames({"entries"})
       ->MinTime(0.1);
   for (int policy : {0, 1}) {
-    for (int op = 0; op < 4; ++op) {
+    for (int op = 0; op < kOpCount; ++op) {
       for (int64_t entries : {10000, 1000000}) {
         for (int64_t k : {16, 32}) {
           for (int64_t v : {64, 256}) {
-            if (policy == 1 && !(k == 16 && v == 64)) continue;  // LRU: one size
+            // LRU and get_put: one size
+            if ((policy == 1 || op == kGetPut) && !(k == 16 && v == 64)) continue;
             std::string name = std::string(OpName(op)) + "/" +
                                (policy == 0 ? "wtinylfu" : "lru");
             benchmark::RegisterBenchmark(name.c_str(), BM_Cache)
@@ -248,11 +265,11 @@ int main(int argc, char** argv) {
     return s != reporter.singles.end() ? s->second : std::make_pair(-1.0, -1.0);
   };
   for (int policy : {0, 1}) {
-    for (int op = 0; op < 4; ++op) {
+    for (int op = 0; op < kOpCount; ++op) {
       for (int64_t entries : {10000, 1000000}) {
         for (int64_t k : {16, 32}) {
           for (int64_t v : {64, 256}) {
-            if (policy == 1 && !(k == 16 && v == 64)) continue;
+            if ((policy == 1 || op == kGetPut) && !(k == 16 && v == 64)) continue;
             std::string base = std::string(OpName(op)) + "/" + (policy == 0 ? "wtinylfu" : "lru") +
                                "/op:" + std::to_string(op) + "/entries:" + std::to_string(entries) +
                                "/key:" + std::to_string(k) + "/value:" + std::to_string(v) +

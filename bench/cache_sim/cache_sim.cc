@@ -19,7 +19,9 @@
 // long-lived keys (persons / categories). Output: one `RESULT` line per
 // figure.
 //
-// Usage: cache_sim [--quick]   (--quick: 200k-key cells only)
+// Usage: cache_sim [--quick] [--length=N] [--fixed-window] [--window=P]
+//   --quick: 200k-key cells only; --length: traces N x the key space (10);
+//   --fixed-window: no window adaptation; --window: initial window, % (1).
 
 #include <algorithm>
 #include <chrono>
@@ -39,6 +41,8 @@ namespace {
 
 bool g_climb = true;
 double g_last_window = 0;
+double g_mean_window = 0;  // over the measured part, sampled every 1024 accesses
+uint64_t g_length = 10;    // trace length in multiples of the key space
 uint32_t g_window_percent = 1;
 
 using falcon::CacheOptions;
@@ -128,8 +132,14 @@ double RunCache(const std::vector<uint32_t>& trace, CachePolicy policy, uint64_t
   uint64_t hits = 0;
   char key[10] = {0, 7};  // 2-byte key-group prefix + 8-byte key, like Flink
   const char value[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  double window_sum = 0;
+  uint64_t window_samples = 0;
   auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < trace.size(); ++i) {
+    if (i >= warm && (i & 1023) == 0) {
+      window_sum += cache.window_fraction();
+      window_samples += 1;
+    }
     uint64_t id = trace[i] * 0x9e3779b97f4a7c15ull;  // scatter, bijective
     std::memcpy(key + 2, &id, 8);
     std::string_view k(key, sizeof(key));
@@ -143,6 +153,7 @@ double RunCache(const std::vector<uint32_t>& trace, CachePolicy policy, uint64_t
   auto ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
   *ns_per_access = ns / double(trace.size());
   g_last_window = cache.window_fraction();
+  g_mean_window = window_samples > 0 ? window_sum / double(window_samples) : 0;
   return double(hits) / double(trace.size() - warm);
 }
 
@@ -200,6 +211,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     if (std::strcmp(argv[i], "--fixed-window") == 0) g_climb = false;
     if (std::strncmp(argv[i], "--window=", 9) == 0) g_window_percent = std::atoi(argv[i] + 9);
+    if (std::strncmp(argv[i], "--length=", 9) == 0) g_length = std::strtoull(argv[i] + 9, nullptr, 10);
   }
   std::vector<uint64_t> keyspaces = {200000};
   if (!quick) keyspaces.push_back(1000000);
@@ -210,12 +222,13 @@ int main(int argc, char** argv) {
   for (uint64_t keys : keyspaces) {
     for (double alpha : alphas) {
       Zipf zipf(1, 1.0);
-      std::vector<uint32_t> trace = ZipfTrace(keys, alpha, keys * 10, 42 + keys, &zipf);
+      std::vector<uint32_t> trace = ZipfTrace(keys, alpha, keys * g_length, 42 + keys, &zipf);
       for (double pct : pcts) {
         uint64_t cap = static_cast<uint64_t>(double(keys) * pct / 100.0);
         double ns_w, ns_l;
         double w = RunCache(trace, CachePolicy::kWTinyLfu, cap, &ns_w);
         double window = g_last_window;
+        double mean_window = g_mean_window;
         double l = RunCache(trace, CachePolicy::kLru, cap, &ns_l);
         double topk = zipf.TopMass(cap);
         double opt = RunBelady(trace, keys, cap);
@@ -226,27 +239,30 @@ int main(int argc, char** argv) {
         std::printf(
             "RESULT hit_ratio trace=zipf keys=%llu alpha=%.2f cache=%g%% entries=%llu "
             "wtinylfu=%.4f lru=%.4f topk_bound=%.4f belady=%.4f wtinylfu_vs_topk=%.3f "
-            "wtinylfu_vs_belady=%.3f window=%.3f ns_per_access_wtinylfu=%.0f ns_per_access_lru=%.0f\n",
+            "wtinylfu_vs_belady=%.3f window=%.3f mean_window=%.3f ns_per_access_wtinylfu=%.0f "
+            "ns_per_access_lru=%.0f\n",
             (unsigned long long)keys, alpha, pct, (unsigned long long)cap, w, l, topk, opt, rel,
-            w / opt, window, ns_w, ns_l);
+            w / opt, window, mean_window, ns_w, ns_l);
         std::fflush(stdout);
       }
     }
   }
   for (uint64_t keys : keyspaces) {
-    std::vector<uint32_t> trace = RecencyTrace(keys, keys * 10, 7 + keys);
+    std::vector<uint32_t> trace = RecencyTrace(keys, keys * g_length, 7 + keys);
     for (double pct : {1.0, 10.0}) {
       uint64_t cap = static_cast<uint64_t>(double(keys) * pct / 100.0);
       double ns_w, ns_l;
       double w = RunCache(trace, CachePolicy::kWTinyLfu, cap, &ns_w);
       double window = g_last_window;
+      double mean_window = g_mean_window;
       double l = RunCache(trace, CachePolicy::kLru, cap, &ns_l);
       double opt = RunBelady(trace, keys, cap);
-      g_last_window = window;
       std::printf(
           "RESULT hit_ratio trace=nexmark_recency keys=%llu cache=%g%% entries=%llu "
-          "wtinylfu=%.4f lru=%.4f belady=%.4f wtinylfu_minus_lru=%+.4f window=%.3f\n",
-          (unsigned long long)keys, pct, (unsigned long long)cap, w, l, opt, w - l, g_last_window);
+          "wtinylfu=%.4f lru=%.4f belady=%.4f wtinylfu_minus_lru=%+.4f window=%.3f "
+          "mean_window=%.3f\n",
+          (unsigned long long)keys, pct, (unsigned long long)cap, w, l, opt, w - l, window,
+          mean_window);
       std::fflush(stdout);
     }
   }
