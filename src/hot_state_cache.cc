@@ -29,6 +29,7 @@
 
 #include "cache/bytes.h"
 #include "cache/frequency_sketch.h"
+#include "cache/ghost_filter.h"
 
 namespace falcon {
 
@@ -41,7 +42,7 @@ constexpr uint8_t kProtected = 2;
 constexpr double kMinWindow = 0.01;
 constexpr double kMaxWindow = 1.0;
 #ifndef FALCON_CLIMB_STEP
-#define FALCON_CLIMB_STEP 0.0625
+#define FALCON_CLIMB_STEP 0.0078125
 #endif
 #ifndef FALCON_CLIMB_DOWN_RATIO
 #define FALCON_CLIMB_DOWN_RATIO 2.0
@@ -57,6 +58,15 @@ constexpr double kMaxWindow = 1.0;
 constexpr double kClimbStep = FALCON_CLIMB_STEP;  // share of the capacity, up
 constexpr double kClimbDownRatio = FALCON_CLIMB_DOWN_RATIO;
 constexpr uint64_t kClimbMinPeriod = FALCON_CLIMB_MIN_PERIOD;  // gets
+// Window adaptation (GhostAdapt): each ghost remembers about 1/16 of the
+// capacity in keys (at least 16); the macros exist so bench/cache_sim can be
+// rebuilt with other values.
+#ifndef FALCON_GHOST_DIV
+#define FALCON_GHOST_DIV 16
+#endif
+#ifndef FALCON_GHOST_MIN
+#define FALCON_GHOST_MIN 16
+#endif
 
 // Entry::vword: value length (30 bits), absent, referenced.
 constexpr uint32_t kValueLenMask = (1u << 30) - 1;
@@ -157,7 +167,9 @@ HotStateCache::HotStateCache(const CacheOptions& options, WriteBackSink* sink,
       sink_(sink),
       lease_(lease),
       window_frac_(std::clamp<uint32_t>(options.window_percent, 1, 80) / 100.0),
-      sketch_(new cache_internal::FrequencySketch()) {
+      sketch_(new cache_internal::FrequencySketch()),
+      ghost_rejected_(new cache_internal::GhostFilter()),
+      ghost_victims_(new cache_internal::GhostFilter()) {
   for (Queue& q : queues_) q = Queue{nullptr, nullptr, 0, 0};
   slots_.assign(kMinSlots, 0);
   climb_period_ = kClimbMinPeriod;
@@ -167,7 +179,7 @@ HotStateCache::HotStateCache(const CacheOptions& options, WriteBackSink* sink,
     ApplyCapacity(options.max_bytes, options.max_entries);
   }
   uint64_t guess = cap_entries_ != 0 ? cap_entries_ : cap_bytes_ / 128;
-  sketch_->Resize(std::clamp<uint64_t>(guess, 64, 4096));  // <= 32 KiB up front
+  ResizeSketch(std::clamp<uint64_t>(guess, 64, 4096));  // <= 32 KiB up front
   victims_.reserve(64 + options_.write_back_batch);
   batch_.reserve(kMaxBatch);
 }
@@ -185,7 +197,8 @@ uint64_t HotStateCache::ChargeFor(size_t key_size, size_t value_size) {
 }
 
 uint64_t HotStateCache::AllocatedBytes() const {
-  return block_bytes_ + slots_.size() * sizeof(uint64_t) + sketch_->bytes();
+  return block_bytes_ + slots_.size() * sizeof(uint64_t) + sketch_->bytes() +
+         ghost_rejected_->bytes() + ghost_victims_->bytes();
 }
 
 inline HotStateCache::StateSlot& HotStateCache::Slot(uint32_t state_id) {
@@ -282,6 +295,24 @@ inline void HotStateCache::OnHit(Entry* e) {
 
 // --- index -----------------------------------------------------------------
 
+// The memo: the entry the last Get hit or the last update wrote, its slot
+// and hash, valid until the index changes (every insert, erase, rehash or
+// relocation resets it). Writes check it first, so Flink's read-modify-write
+// -- value() then update() of the same key -- hashes and probes once, not
+// twice. Gets do not check it (a get of the key just read is rare, and the
+// hit path would pay the compare on every other get).
+inline bool HotStateCache::MemoMatches(uint32_t state, std::string_view key) const {
+  const Entry* m = memo_;
+  return m != nullptr && m->klen == key.size() && m->state() == state &&
+         SameBytes(m->key(), key.data(), key.size());
+}
+
+inline void HotStateCache::Remember(Entry* e, size_t pos, uint64_t hash) {
+  memo_ = e;
+  memo_pos_ = pos;
+  memo_hash_ = hash;
+}
+
 size_t HotStateCache::Find(uint32_t state, std::string_view key, uint64_t hash) const {
   const size_t n = slots_.size();
   const uint64_t tag = TagOf(hash);
@@ -314,6 +345,7 @@ size_t HotStateCache::FindEntry(const Entry* e, uint64_t hash) const {
 // Returns false (and inserts nothing) only if the block pointer does not fit
 // the 48 bits of a slot.
 bool HotStateCache::IndexInsert(Entry* e, uint64_t hash) {
+  memo_ = nullptr;  // Robin Hood insertion moves other slots
   const uintptr_t p = reinterpret_cast<uintptr_t>(e);
   if ((p & ~kPtrMask) != 0) return false;
   const size_t n = slots_.size();
@@ -341,6 +373,7 @@ bool HotStateCache::IndexInsert(Entry* e, uint64_t hash) {
 }
 
 void HotStateCache::IndexErase(size_t pos) {
+  memo_ = nullptr;  // the backward shift moves other slots
   const size_t n = slots_.size();
   size_t i = pos;
   while (true) {
@@ -356,6 +389,7 @@ void HotStateCache::IndexErase(size_t pos) {
 }
 
 void HotStateCache::Rehash(size_t n) {
+  memo_ = nullptr;
   std::vector<uint64_t> old(n, 0);
   old.swap(slots_);
   for (uint64_t s : old) {
@@ -533,8 +567,10 @@ Status HotStateCache::MakeRoom() {
           Evict(w.head);  // everything is in the window
         }
       } else if (cand == nullptr || Admit(cand, victim)) {
+        if (cand != nullptr) ghost_victims_->Insert(victim->Hash());
         Evict(victim);
       } else {
+        ghost_rejected_->Insert(cand->Hash());
         Entry* next = cand->next;
         Evict(cand);
         cand = next;
@@ -672,10 +708,14 @@ GetResult HotStateCache::Get(uint32_t state_id, std::string_view key) {
   const size_t pos = Find(state_id, key, hash);
   if (counted) {
     sketch_->Increment(hash);
-    if (options_.adaptive_window) Climb(pos != kNoSlot);
+    if (options_.adaptive_window) {
+      Climb(pos != kNoSlot);
+      if (pos == kNoSlot) GhostAdapt(hash);
+    }
   }
   if (pos != kNoSlot) {
     Entry* e = EntryAt<Entry>(slots_[pos]);
+    Remember(e, pos, hash);
     OnHit(e);
     CountGet(s, true);
     if (e->absent()) {
@@ -694,17 +734,20 @@ GetResult HotStateCache::Get(uint32_t state_id, std::string_view key) {
   return GetResult{Lookup::kMiss, nullptr, 0};
 }
 
-// Window adaptation (W-TinyLFU): hill climbing on the hit ratio after the
-// idea in Caffeine's design notes -- every period (max(8192, capacity in
-// entries) gets) the window moves one step of 6.25% of the capacity;
-// it keeps its direction while the period's hit ratio improves on the
-// previous one's and turns around otherwise -- with one change: a step down
-// is kClimbDownRatio times a step up. Per-period noise (about a point of hit
-// ratio) exceeds what one step changes, so on a workload where the window
+// Window adaptation (W-TinyLFU), part 1 of 2: hill climbing on the hit
+// ratio after the idea in Caffeine's design notes -- every period (max(8192,
+// capacity in entries) gets) the window moves one step of 1/128 of the
+// capacity; it keeps its direction while the period's hit ratio improves on
+// the previous one's and turns around otherwise -- with one change: a step
+// down is kClimbDownRatio times a step up. Per-period noise (about a point of
+// hit ratio) exceeds what one step changes, so on a workload where the window
 // does not matter the climber random-walks; the asymmetry turns that walk
-// into a drift towards the 1% minimum, which a stationary,
-// frequency-skewed workload wants, while a recency-skewed one (new keys hot
-// for a while), where each step up gains, still climbs towards 100% (LRU).
+// into a slow drift towards the 1% minimum. On its own (with 1/16 steps) it
+// was the whole adaptation; now the ghosts (GhostAdapt, part 2) supply the
+// direction where it matters, and the climber, with small steps, is what
+// brings a large window back down when the workload turns from recency to
+// frequency (the ghosts see no difference between the two sides there: both
+// hold equally hot keys).
 inline void HotStateCache::Climb(bool hit) {
   climb_hits_ += hit ? 1 : 0;
   if (__builtin_expect(++climb_samples_ < climb_period_, 1)) return;
@@ -727,6 +770,40 @@ void HotStateCache::ClimbStep() {
     window_frac_ = frac;
     ApplyCapacity(cap_bytes_, cap_entries_);
   }
+}
+
+// Window adaptation, part 2 of 2: ghost hits, after ARC's adaptation
+// (Megiddo and Modha, FAST 2003) applied to the admission window. A miss on a
+// key that admission rejected recently means a larger window would have kept
+// it: the window grows by one entry. A miss on a key recently evicted from
+// the main area means a larger main area would have kept it: the window
+// shrinks by one entry. Both ghosts remember the same number of keys (1/16 of
+// the capacity), so they compare the marginal value of the same amount of
+// space on either side. Every miss is evidence, which makes this far less
+// noisy than comparing the hit ratios of consecutive periods, and hits pay
+// nothing for it. Measured in docs/cache.md ("Eviction policy").
+void HotStateCache::GhostAdapt(uint64_t hash) {
+  double step;
+  if (ghost_rejected_->Contains(hash)) {
+    step = 1.0;
+  } else if (ghost_victims_->Contains(hash)) {
+    step = -1.0;
+  } else {
+    return;
+  }
+  const uint64_t cap = cap_entries_ != 0 ? cap_entries_ : std::max<uint64_t>(count_, 64);
+  const double frac = std::clamp(window_frac_ + step / double(cap), kMinWindow, kMaxWindow);
+  if (frac != window_frac_) {
+    window_frac_ = frac;
+    ApplyCapacity(cap_bytes_, cap_entries_);
+  }
+}
+
+void HotStateCache::ResizeSketch(uint64_t entries) {
+  sketch_->Resize(entries);
+  const uint64_t ghost = std::max<uint64_t>(FALCON_GHOST_MIN, entries / FALCON_GHOST_DIV);
+  ghost_rejected_->Resize(ghost);
+  ghost_victims_->Resize(ghost);
 }
 
 bool HotStateCache::IsBypassed(uint32_t state_id) const {
@@ -754,8 +831,17 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
   }
   RefreshQuota();
   const bool key_ok = key.size() <= kMaxKeyBytes;
-  const uint64_t hash = key_ok ? HashKey(state_id, key.data(), key.size()) : 0;
-  const size_t pos = key_ok ? Find(state_id, key, hash) : kNoSlot;
+  uint64_t hash = 0;
+  size_t pos = kNoSlot;
+  bool counted = false;  // the sketch has seen this access already
+  if (key_ok && MemoMatches(state_id, key)) {  // update() right after value()
+    hash = memo_hash_;
+    pos = memo_pos_;
+    counted = true;
+  } else if (key_ok) {
+    hash = HashKey(state_id, key.data(), key.size());
+    pos = Find(state_id, key, hash);
+  }
   Entry* e = pos != kNoSlot ? EntryAt<Entry>(slots_[pos]) : nullptr;
 
   if (!dirty && e != nullptr) return WriteOutcome::kCached;  // cached version wins
@@ -769,15 +855,19 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
     if (!st.ok()) return st;
     return WriteOutcome::kNotCached;
   }
-  if (policy_ == CachePolicy::kWTinyLfu && dirty) sketch_->Increment(hash);
+  // A write of the key the last get or write touched is the same access
+  // (Flink's value() then update() for one record): counted once.
+  if (policy_ == CachePolicy::kWTinyLfu && dirty && !counted) sketch_->Increment(hash);
 
   const size_t need = kEntryHeaderBytes + key.size() + value.size();
   const uint32_t vlen = static_cast<uint32_t>(value.size());
   if (e != nullptr) {
     const bool not_in_db = e->not_in_db();
     // Update in place; reuse the block when it fits and is not too wasteful.
-    const size_t usable = malloc_usable_size(e);
-    if (need > usable || need * 2 + 64 < usable) {
+    // A value of the old length always does (the block passed this test for
+    // that length); malloc_usable_size was 4% of a JMH get+update profile.
+    const size_t usable = vlen == e->value_len() ? 0 : malloc_usable_size(e);
+    if (vlen != e->value_len() && (need > usable || need * 2 + 64 < usable)) {
       Entry* ne = static_cast<Entry*>(std::malloc(need));
       if (ne == nullptr || (reinterpret_cast<uintptr_t>(ne) & ~kPtrMask) != 0) {
         std::free(ne);
@@ -802,6 +892,7 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
       e = ne;
       if (was_dirty) SetDirty(e, true);
     }
+    Remember(e, pos, hash);
     e->vword = vlen | (absent ? kAbsentBit : 0) | (e->vword & kRefBit);
     CopyBytes(e->value(), value.data(), value.size());
     // (Only dirty writes get here.) Removing a key RocksDB never got needs
@@ -838,7 +929,7 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
     s.stats.entries += 1;
     if (dirty) SetDirty(e, true);
     if (policy_ == CachePolicy::kWTinyLfu && count_ > sketch_->sized_for()) {
-      sketch_->Resize(sketch_->sized_for() + sketch_->sized_for() / 4 + 1);
+      ResizeSketch(sketch_->sized_for() + sketch_->sized_for() / 4 + 1);
     }
   }
   Status st = MakeRoom();
@@ -977,6 +1068,7 @@ void HotStateCache::Clear() {
   }
   std::vector<uint64_t>(kMinSlots, 0).swap(slots_);  // releases a grown index
   newest_ = nullptr;
+  memo_ = nullptr;
   count_ = bytes_ = block_bytes_ = dirty_bytes_ = dirty_count_ = 0;
   for (StateSlot& s : states_) {
     s.stats.entries = s.stats.bytes = s.stats.dirty_entries = s.stats.dirty_bytes = 0;

@@ -3,6 +3,7 @@
 #include "falcon/hot_state_cache.h"
 
 #include "cache/bytes.h"
+#include "cache/ghost_filter.h"
 
 #include <gtest/gtest.h>
 #include <malloc.h>
@@ -91,6 +92,70 @@ TEST_P(HotStateCacheTest, PutGetRemoveFill) {
 // The inline key compare: every length around its 8/16/32-byte branches, a
 // one-bit difference at every position, unaligned buffers of the exact size
 // (so ASan sees any read past the key).
+// Get remembers the entry it hit so the next write of the same key skips the
+// lookup. Every index change in between (an insert that shifts slots, an
+// eviction, a relocation to a bigger block, a removal, Clear) must make the
+// next access look the key up again and see the right entry.
+TEST_P(HotStateCacheTest, ReadModifyWriteSeesEveryIndexChangeInBetween) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 200; ++i) keys.push_back("key-" + std::to_string(i));
+  for (const std::string& k : keys) ASSERT_EQ(*c.Put(7, k, "v0:" + k), WriteOutcome::kCached);
+  for (int round = 0; round < 3; ++round) {
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const std::string& k = keys[i];
+      GetResult g = c.Get(7, k);
+      ASSERT_EQ(g.kind, Lookup::kHit) << k;
+      ASSERT_EQ(g.value(), "v" + std::to_string(round) + ":" + k);
+      // In between: insert and remove other keys (Robin Hood shifts), or
+      // grow the entry itself (relocation), or touch the same key in
+      // another state (same bytes, other entry).
+      if (i % 3 == 0) {
+        ASSERT_EQ(*c.Put(7, "other-" + std::to_string(i), "x"), WriteOutcome::kCached);
+        ASSERT_EQ(*c.Remove(7, "other-" + std::to_string(i)), WriteOutcome::kCached);
+        c.DropState(9);
+      } else if (i % 3 == 1) {
+        ASSERT_EQ(*c.Put(7, k, std::string(300, 'g')), WriteOutcome::kCached);
+      } else {
+        ASSERT_EQ(*c.Put(8, k, "state 8"), WriteOutcome::kCached);
+      }
+      ASSERT_EQ(*c.Put(7, k, "v" + std::to_string(round + 1) + ":" + k), WriteOutcome::kCached);
+      EXPECT_EQ(c.Get(7, k).value(), "v" + std::to_string(round + 1) + ":" + k);
+    }
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (i % 3 == 2) {
+      EXPECT_EQ(c.Get(8, keys[i]).value(), "state 8");
+    } else {
+      EXPECT_EQ(c.Get(8, keys[i]).kind, Lookup::kMiss);
+    }
+  }
+  // The memo never outlives Clear or the eviction of its entry.
+  ASSERT_EQ(c.Get(7, keys[0]).kind, Lookup::kHit);
+  c.Clear();
+  EXPECT_EQ(c.Get(7, keys[0]).kind, Lookup::kMiss);
+  ASSERT_EQ(*c.Put(7, keys[0], "after clear"), WriteOutcome::kCached);
+  EXPECT_EQ(c.Get(7, keys[0]).value(), "after clear");
+
+  HotStateCache tiny(Opts(GetParam(), 1 << 20, 2), &sink);
+  ASSERT_EQ(*tiny.Put(1, "a", "1"), WriteOutcome::kCached);
+  ASSERT_EQ(tiny.Get(1, "a").kind, Lookup::kHit);
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_EQ(*tiny.Put(1, "filler-" + std::to_string(i), "f"), WriteOutcome::kCached);
+  }
+  const GetResult a = tiny.Get(1, "a");
+  if (a.kind == Lookup::kHit) {
+    EXPECT_EQ(a.value(), "1");
+  } else {
+    EXPECT_EQ(a.kind, Lookup::kMiss);
+    bool written_back = false;
+    for (const Written& w : sink.out) written_back |= w.key == "a" && w.value == "1";
+    EXPECT_TRUE(written_back);
+  }
+  EXPECT_LE(tiny.entries(), 2u);
+}
+
 TEST(CacheBytes, SameBytesFindsEveryDifference) {
   for (size_t n = 0; n <= 48; ++n) {
     for (size_t offset = 0; offset < 8; offset += 3) {
@@ -524,6 +589,55 @@ TEST(HotStateCachePolicy, WTinyLfuResistsScans) {
   for (int i = 0; i < 500; ++i) ASSERT_TRUE(lru.Fill(0, "hot" + std::to_string(i), "h").ok());
   for (int i = 0; i < 5000; ++i) ASSERT_TRUE(lru.Fill(0, "scan" + std::to_string(i), "s").ok());
   EXPECT_EQ(lru.Get(0, "hot1").kind, Lookup::kMiss);
+}
+
+TEST(GhostFilter, RemembersRecentKeysAndForgetsOldOnes) {
+  cache_internal::GhostFilter g;
+  g.Resize(1000);
+  auto hash = [](uint64_t i) { return (i + 1) * 0x9e3779b97f4a7c15ull; };
+  for (uint64_t i = 0; i < 1000; ++i) g.Insert(hash(i));
+  // The last half of the capacity is always remembered.
+  for (uint64_t i = 500; i < 1000; ++i) EXPECT_TRUE(g.Contains(hash(i))) << i;
+  int false_positives = 0;
+  for (uint64_t i = 1000000; i < 1100000; ++i) false_positives += g.Contains(hash(i));
+  EXPECT_LT(false_positives, 2000);  // < 2% (16 bits per key, two filters)
+  // Two capacities of later inserts: forgotten (up to false positives).
+  for (uint64_t i = 2000; i < 4000; ++i) g.Insert(hash(i));
+  int still = 0;
+  for (uint64_t i = 0; i < 1000; ++i) still += g.Contains(hash(i));
+  EXPECT_LT(still, 30);
+}
+
+// The window grows when recently rejected keys come back (new keys re-read
+// shortly after their first access: Nexmark's new auctions) and shrinks back
+// towards 1% when recently evicted main-area keys come back instead (a stable
+// hot set among one-hit keys).
+TEST(HotStateCachePolicy, WTinyLfuWindowFollowsTheWorkload) {
+  RecordingSink sink;
+  HotStateCache c(Opts(CachePolicy::kWTinyLfu, 1 << 30, 1000), &sink);
+  auto access = [&](const std::string& k) {
+    if (c.Get(0, k).kind == Lookup::kMiss) ASSERT_TRUE(c.Fill(0, k, "v").ok());
+  };
+  EXPECT_DOUBLE_EQ(c.window_fraction(), 0.01);
+  for (int n = 0; n < 40000; ++n) {
+    access("new" + std::to_string(n));
+    if (n >= 20) access("new" + std::to_string(n - 20));
+    if (n >= 45) access("new" + std::to_string(n - 45));
+  }
+  const double grown = c.window_fraction();
+  EXPECT_GE(grown, 0.04);
+  uint64_t x = 1;
+  for (int n = 0; n < 400000; ++n) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t r = x >> 33;
+    // Hot keys 0..1499 with a skew (the cache holds 1000), one-hit keys.
+    if (r % 4 == 0) {
+      access("once" + std::to_string(n));
+    } else {
+      access("hot" + std::to_string((r % 1500) * (r % 1500) / 1500));
+    }
+  }
+  EXPECT_LT(c.window_fraction(), grown / 2);
 }
 
 // Hits only set a referenced bit; the window's second chance re-queues a
