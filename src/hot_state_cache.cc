@@ -28,6 +28,7 @@
 #include <xxhash.h>
 
 #include "cache/bytes.h"
+#include "cache/cache_line.h"
 #include "cache/frequency_sketch.h"
 #include "cache/ghost_filter.h"
 
@@ -100,9 +101,8 @@ inline uint64_t HashKey(uint32_t state, const void* key, size_t len) {
 
 // Maps a hash onto [0, n) without a division (Lemire's multiply-shift); uses
 // the high bits of the hash, the tag uses the low ones.
-__extension__ typedef unsigned __int128 Uint128;
 inline size_t HomeOf(uint64_t hash, size_t n) {
-  return static_cast<size_t>((static_cast<Uint128>(hash) * n) >> 64);
+  return static_cast<size_t>(cache_internal::ScaleToRange(hash, n));
 }
 
 inline uint64_t TagOf(uint64_t hash) { return (hash & 0xFF) << 48; }

@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "cache/cache_line.h"
+
 namespace falcon {
 namespace cache_internal {
 
@@ -88,9 +90,7 @@ class FrequencySketch {
  private:
   // The four counters of a key live in one 64-byte block (one cache line),
   // in four different words of it.
-  struct alignas(64) Block {
-    uint64_t w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  };
+  using Block = CacheLine;
   static uint64_t Mix(uint64_t x) {
     x ^= x >> 32;
     x *= 0xd6e8feb86659fd93ull;
@@ -102,7 +102,7 @@ class FrequencySketch {
   // block does not correlate with the index slot (which uses the high bits).
   uint64_t BlockOf(uint64_t hash) const {
     const uint64_t r = (hash << 24) | (hash >> 40);
-    return static_cast<uint64_t>((static_cast<Uint128>(r) * table_.size()) >> 64);
+    return ScaleToRange(r, table_.size());
   }
   static uint64_t Spread(uint64_t hash) { return Mix(hash + 0x9e3779b97f4a7c15ull); }
   static uint32_t Word(uint64_t h, int i) {
@@ -118,7 +118,6 @@ class FrequencySketch {
     samples_ /= 2;
   }
 
-  __extension__ typedef unsigned __int128 Uint128;
   std::vector<Block> table_;
   uint64_t sized_for_ = 0;
   uint64_t sample_limit_ = 0;

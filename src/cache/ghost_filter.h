@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "cache/cache_line.h"
+
 namespace falcon {
 namespace cache_internal {
 
@@ -71,15 +73,12 @@ class GhostFilter {
   }
 
  private:
-  struct alignas(64) Block {
-    uint64_t w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  };
-  __extension__ typedef unsigned __int128 Uint128;
+  using Block = CacheLine;
   // Other bits of the hash than the index slot, the sketch block and the
   // tag use.
   static uint64_t BlockOf(uint64_t hash, size_t n) {
     const uint64_t r = (hash << 40) | (hash >> 24);
-    return static_cast<uint64_t>((static_cast<Uint128>(r) * n) >> 64);
+    return ScaleToRange(r, n);
   }
   static uint64_t Spread(uint64_t x) {
     x ^= 0x94d049bb133111ebull;
