@@ -101,6 +101,23 @@ jlong QuotaEntries(JNIEnv* env, jclass, jlong lease) {
   });
 }
 
+// The facts the lease recorded when it registered: subtasks in the slot,
+// quota bytes, quota entries (BudgetLease::joined_*).
+void JoinedFacts(JNIEnv* env, jclass, jlong lease, jlongArray out) {
+  GuardJniVoid(env, [&] {
+    BudgetLease* l = CheckedLease(env, lease);
+    if (l == nullptr) return;
+    if (out == nullptr || env->GetArrayLength(out) < 3) {
+      ThrowIllegalArgument(env, "falcon: joined facts need a long[3]");
+      return;
+    }
+    const jlong facts[3] = {static_cast<jlong>(l->joined_subtasks()),
+                            static_cast<jlong>(l->joined_quota_bytes()),
+                            static_cast<jlong>(l->joined_quota_entries())};
+    env->SetLongArrayRegion(out, 0, 3, facts);
+  });
+}
+
 jint Subtasks(JNIEnv* env, jclass, jlong handle) {
   return GuardJni<jint>(env, 0, [&]() -> jint {
     BudgetHolder* b = CheckedBudget(env, handle);
@@ -134,6 +151,7 @@ bool RegisterMemoryBudget(JNIEnv* env) {
       FALCON_NATIVE("nativeReleaseLease", "(J)V", ReleaseLease),
       FALCON_NATIVE("nativeQuotaBytes", "(J)J", QuotaBytes),
       FALCON_NATIVE("nativeQuotaEntries", "(J)J", QuotaEntries),
+      FALCON_NATIVE("nativeJoinedFacts", "(J[J)V", JoinedFacts),
       FALCON_NATIVE("nativeSubtasks", "(J)I", Subtasks),
       FALCON_NATIVE("nativeEstimateEntries", "(JJJ)J", EstimateEntries),
   };

@@ -45,6 +45,9 @@ Result<std::unique_ptr<BudgetLease>> MemoryBudget::Register(uint32_t slot, doubl
   std::lock_guard<std::mutex> lock(mu_);
   leases_[slot].push_back(lease.get());
   RecomputeLocked(slot);
+  lease->joined_subtasks_ = static_cast<uint32_t>(leases_[slot].size());
+  lease->joined_quota_bytes_ = lease->quota_bytes_.load(std::memory_order_relaxed);
+  lease->joined_quota_entries_ = lease->quota_entries_.load(std::memory_order_relaxed);
   return lease;
 }
 

@@ -61,6 +61,33 @@ TEST(MemoryBudget, DividesSlotsThenSubtasksByWeight) {
   EXPECT_EQ(budget->subtasks_in_slot(0), 1u);
 }
 
+// Each lease records the slot as it found it, in the same locked step as its
+// registration; later joins and leaves do not change that record.
+TEST(MemoryBudget, LeaseRecordsTheSlotItJoined) {
+  auto b = MemoryBudget::Create(300 << 20, 3000, 1);
+  ASSERT_TRUE(b.ok());
+  auto first = (*b)->Register(0, 1.0, "first");
+  ASSERT_TRUE(first.ok());
+  auto second = (*b)->Register(0, 1.0, "second");
+  ASSERT_TRUE(second.ok());
+  auto third = (*b)->Register(0, 1.0, "third");
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ((*first)->joined_subtasks(), 1u);
+  EXPECT_EQ((*first)->joined_quota_bytes(), 300u << 20);
+  EXPECT_EQ((*first)->joined_quota_entries(), 3000u);
+  EXPECT_EQ((*second)->joined_subtasks(), 2u);
+  EXPECT_EQ((*second)->joined_quota_bytes(), 150u << 20);
+  EXPECT_EQ((*second)->joined_quota_entries(), 1500u);
+  EXPECT_EQ((*third)->joined_subtasks(), 3u);
+  EXPECT_EQ((*third)->joined_quota_bytes(), (300u << 20) / 3);
+  EXPECT_EQ((*third)->joined_quota_entries(), 1000u);
+  second->reset();
+  EXPECT_EQ((*first)->joined_subtasks(), 1u);
+  EXPECT_EQ((*first)->joined_quota_bytes(), 300u << 20);
+  EXPECT_EQ((*first)->quota_bytes(), 150u << 20);  // the current quota moves on
+  EXPECT_EQ((*third)->joined_subtasks(), 3u);
+}
+
 TEST(MemoryBudget, SharesNeverExceedTheSlot) {
   auto b = MemoryBudget::Create(1000, 0, 1);
   ASSERT_TRUE(b.ok());

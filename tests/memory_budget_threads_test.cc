@@ -26,6 +26,34 @@ class NullSink : public WriteBackSink {
   uint64_t written = 0;
 };
 
+// What a lease records at registration (subtask count and its quota) is one
+// moment even while other subtasks of the slot join and leave: with equal
+// weights the recorded quota is exactly the slot divided by the recorded count.
+TEST(MemoryBudgetThreads, JoinedFactsAreOneMoment) {
+  constexpr uint64_t kBytes = 64u << 20;
+  auto b = MemoryBudget::Create(kBytes, 0, 1);
+  ASSERT_TRUE(b.ok());
+  std::shared_ptr<MemoryBudget> budget = *b;
+  std::atomic<uint64_t> violations{0};
+  auto task = [&](int t) {
+    for (int round = 0; round < 300; ++round) {
+      auto l = budget->Register(0, 1.0, "task" + std::to_string(t));
+      if (!l.ok()) {
+        violations.fetch_add(1);
+        return;
+      }
+      const BudgetLease& lease = **l;
+      const uint64_t n = lease.joined_subtasks();
+      if (n < 1 || n > 8 || lease.joined_quota_bytes() != kBytes / n) violations.fetch_add(1);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) threads.emplace_back(task, t);
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(violations.load(), 0u);
+  EXPECT_EQ(budget->subtasks_in_slot(0), 0u);
+}
+
 TEST(MemoryBudgetThreads, RegisterLeaveAndReadConcurrently) {
   constexpr uint32_t kSlots = 3;
   constexpr uint64_t kBytes = 3u << 20;

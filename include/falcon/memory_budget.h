@@ -66,6 +66,13 @@ class BudgetLease {
   uint32_t slot() const { return slot_; }
   double weight() const { return weight_; }
   const std::string& name() const { return name_; }
+  // The slot as this lease found it: subtasks in the slot (itself included)
+  // and this lease's quota, recorded by Register under the budget's lock in
+  // the same step as the registration, so they state one moment even while
+  // other subtasks of the slot join or leave. Fixed for the lease's life.
+  uint32_t joined_subtasks() const { return joined_subtasks_; }
+  uint64_t joined_quota_bytes() const { return joined_quota_bytes_; }
+  uint64_t joined_quota_entries() const { return joined_quota_entries_; }
 
  private:
   friend class MemoryBudget;
@@ -79,6 +86,11 @@ class BudgetLease {
   std::atomic<uint64_t> quota_bytes_{0};
   std::atomic<uint64_t> quota_entries_{0};
   std::atomic<uint64_t> generation_{0};
+  // Written once by Register (under the budget's lock, before the lease is
+  // returned); never written again.
+  uint32_t joined_subtasks_ = 0;
+  uint64_t joined_quota_bytes_ = 0;
+  uint64_t joined_quota_entries_ = 0;
 };
 
 // Human-readable facts behind the [FALCON] log lines.

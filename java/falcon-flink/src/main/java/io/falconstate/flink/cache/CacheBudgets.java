@@ -96,29 +96,21 @@ public final class CacheBudgets {
         try {
             SlotCacheBudget slot = resource.getResourceHandle();
             NativeMemoryBudget slotBudget = slot.budget();
-            // Joining, counting the slot's subtasks and reading the quota they leave this one
-            // happen under the budget's lock (register() takes it too), so the subtask's
-            // [FALCON] line states one moment even while the slot's other subtasks join. (A
-            // subtask leaving at that instant, which releases its lease natively, can still
-            // interleave; subtasks leave when tasks end, not while a job starts.)
-            int subtasks;
-            long joinedBytes;
-            long joinedEntries;
-            synchronized (slotBudget) {
-                lease = slotBudget.register(settings.isFixedSize() ? 1.0 : weight, name);
-                subtasks = slotBudget.subtasks();
-                joinedBytes = NativeMemoryBudget.quotaBytes(lease);
-                joinedEntries = NativeMemoryBudget.quotaEntries(lease);
-            }
+            // The native registration records the slot's subtask count and this subtask's
+            // quota in the same locked step, so the subtask's [FALCON] line states one moment
+            // even while the slot's other subtasks join or leave.
+            lease = slotBudget.register(settings.isFixedSize() ? 1.0 : weight, name);
+            long[] joined = new long[3];
+            NativeMemoryBudget.joinedFacts(lease, joined);
             return new SubtaskCacheBudget(
                     resource,
                     lease,
                     settings.isFixedSize(),
                     settings.fixedBytesPerSubtask(),
                     settings.fixedEntriesPerSubtask(),
-                    subtasks,
-                    joinedBytes,
-                    joinedEntries);
+                    (int) joined[0],
+                    joined[1],
+                    joined[2]);
         } catch (RuntimeException e) {
             NativeMemoryBudget.releaseLease(lease);
             try {

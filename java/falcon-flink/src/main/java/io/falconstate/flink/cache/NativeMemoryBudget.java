@@ -47,6 +47,16 @@ public final class NativeMemoryBudget implements AutoCloseable {
         return nativeQuotaEntries(lease);
     }
 
+    /**
+     * What the slot looked like when {@code lease} registered, recorded natively in the same step
+     * as the registration: {@code out[0]} keyed subtasks in the slot (the lease's included),
+     * {@code out[1]} the lease's quota in bytes then, {@code out[2]} its entry quota then (0: no
+     * cap). Other subtasks joining or leaving at the same time cannot make these disagree.
+     */
+    public static void joinedFacts(long lease, long[] out) {
+        nativeJoinedFacts(lease, out);
+    }
+
     /** Keyed subtasks registered in the slot now. */
     public synchronized int subtasks() {
         return nativeSubtasks(handle);
@@ -80,6 +90,8 @@ public final class NativeMemoryBudget implements AutoCloseable {
     private static native long nativeQuotaBytes(long lease);
 
     private static native long nativeQuotaEntries(long lease);
+
+    private static native void nativeJoinedFacts(long lease, long[] out);
 
     private static native int nativeSubtasks(long handle);
 
