@@ -118,13 +118,6 @@ void JoinedFacts(JNIEnv* env, jclass, jlong lease, jlongArray out) {
   });
 }
 
-jint Subtasks(JNIEnv* env, jclass, jlong handle) {
-  return GuardJni<jint>(env, 0, [&]() -> jint {
-    BudgetHolder* b = CheckedBudget(env, handle);
-    return b == nullptr ? 0 : static_cast<jint>((*b)->subtasks_in_slot(0));
-  });
-}
-
 jlong EstimateEntries(JNIEnv* env, jclass, jlong bytes, jlong entry_cap,
                       jlong typical_entry_bytes) {
   return GuardJni<jlong>(env, 0, [&]() -> jlong {
@@ -152,7 +145,6 @@ bool RegisterMemoryBudget(JNIEnv* env) {
       FALCON_NATIVE("nativeQuotaBytes", "(J)J", QuotaBytes),
       FALCON_NATIVE("nativeQuotaEntries", "(J)J", QuotaEntries),
       FALCON_NATIVE("nativeJoinedFacts", "(J[J)V", JoinedFacts),
-      FALCON_NATIVE("nativeSubtasks", "(J)I", Subtasks),
       FALCON_NATIVE("nativeEstimateEntries", "(JJJ)J", EstimateEntries),
   };
   return RegisterNatives(env, "io/falconstate/flink/cache/NativeMemoryBudget",

@@ -57,11 +57,6 @@ public final class NativeMemoryBudget implements AutoCloseable {
         nativeJoinedFacts(lease, out);
     }
 
-    /** Keyed subtasks registered in the slot now. */
-    public synchronized int subtasks() {
-        return nativeSubtasks(handle);
-    }
-
     /**
      * How many entries of {@code typicalEntryBytes} (key + value) fit into {@code bytes}, capped by
      * {@code entryCap} when it is not 0 (the per-entry overhead of the cache included).
@@ -92,8 +87,6 @@ public final class NativeMemoryBudget implements AutoCloseable {
     private static native long nativeQuotaEntries(long lease);
 
     private static native void nativeJoinedFacts(long lease, long[] out);
-
-    private static native int nativeSubtasks(long handle);
 
     private static native long nativeEstimateEntries(long bytes, long entryCap, long typical);
 }
