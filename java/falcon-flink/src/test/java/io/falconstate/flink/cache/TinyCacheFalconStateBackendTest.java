@@ -43,13 +43,21 @@ public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
         }
         FalconStateBackend backend =
                 new FalconStateBackend(rocksDb)
-                        .configure(
-                                CachedBackends.tinyCache(new Configuration()),
-                                Thread.currentThread().getContextClassLoader());
+                        .configure(falconConfig(), Thread.currentThread().getContextClassLoader());
+        checkSwitchedOn(backend);
+        return backend;
+    }
+
+    /** Falcon's options for the suite: the tiny cache (subclasses add to it). */
+    protected Configuration falconConfig() {
+        return CachedBackends.tinyCache(new Configuration());
+    }
+
+    /** Fails the suite's setup unless {@link #falconConfig()} really switched its parts on. */
+    protected void checkSwitchedOn(FalconStateBackend backend) {
         if (!backend.isCacheEnabled()) {
             throw new IllegalStateException("cache not switched on: " + backend);
         }
-        return backend;
     }
 
     /** The configuration really evicts and writes back, and nothing is lost doing so. */

@@ -15,18 +15,14 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.contrib.streaming.state.FalconColumnFamilyAccess;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
-import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 
 import org.junit.Test;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -45,26 +41,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 public class TunedTinyCacheFalconStateBackendTest extends TinyCacheFalconStateBackendTest {
 
     @Override
-    protected ConfigurableStateBackend getStateBackend() {
-        EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(incremental);
-        rocksDb.setPriorityQueueStateType(EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
-        try {
-            rocksDb.setDbStoragePath(TEMP_FOLDER.newFolder().getAbsolutePath());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        Configuration config = CachedBackends.tinyCache(new Configuration());
+    protected Configuration falconConfig() {
+        Configuration config = super.falconConfig();
         config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, true);
         config.set(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER, true);
-        FalconStateBackend backend =
-                new FalconStateBackend(rocksDb)
-                        .configure(config, Thread.currentThread().getContextClassLoader());
+        return config;
+    }
+
+    @Override
+    protected void checkSwitchedOn(FalconStateBackend backend) {
         if (!backend.isCacheEnabled()
                 || !backend.isHashMemtableEnabled()
                 || !backend.isRangeFilterEnabled()) {
             throw new IllegalStateException("cache or tuning not switched on: " + backend);
         }
-        return backend;
     }
 
     /**
