@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # JMH benchmarks of issues 7 and 8 (docs/benchmarks.md, sections value-state-jmh and
-# column-family-tuning). Builds falcon-flink (mvn install from java/), this project, and runs
+# column-family-tuning). Builds falcon-flink and this project in one Maven reactor
+# (bench/jmh/reactor/pom.xml: nothing is installed into ~/.m2), and runs
 # the selected benchmarks in forked JVMs with Java 17's add-opens and the Falcon native library,
 # writing JMH's JSON to build/jmh/<name>.json and RESULT lines (summarize.py) to stdout.
 #
@@ -43,10 +44,10 @@ if [[ $build == 1 ]]; then
     log "native build: dev"
     build_preset dev
   fi
-  log "install falcon-flink"
-  mvn_cmd -q install -Dmaven.test.skip=true -pl falcon-flink -am
-  log "build bench/jmh"
-  mvn -B -ntp -q -f "$JMH_DIR/pom.xml" compile
+  # One reactor: bench/jmh compiles and runs against java/falcon-flink/target/classes of this
+  # tree (classpath.txt lists that directory), never against a falcon-flink jar in ~/.m2.
+  log "build falcon-flink and bench/jmh"
+  mvn -B -ntp -q -f "$JMH_DIR/reactor/pom.xml" compile -Dmaven.test.skip=true
 fi
 [[ -f "$native" ]] || die "no native library at $native (build it or pass --native-library)"
 [[ -f "$JMH_DIR/target/classpath.txt" ]] || die "bench/jmh is not built (run without --no-build)"

@@ -53,7 +53,10 @@ public class ValueStateBenchmark {
     /** Managed memory of the mock slot (RocksDB's block cache and write buffers). */
     public static final long MANAGED_MEMORY = 128L << 20;
 
-    /** rocksdb, falcon-10 (cache = 10% of the keys), falcon-100, heap. */
+    /**
+     * rocksdb, falcon-10 (cache = 10% of the keys), falcon-100, heap; falcon-10-hash (not run by
+     * default) is falcon-10 with {@code state.backend.falcon.tuning.value-state.hash-memtable}.
+     */
     @Param({"rocksdb", "falcon-10", "falcon-100", "heap"})
     public String backend;
 
@@ -89,6 +92,13 @@ public class ValueStateBenchmark {
                 return new KeyedBackends("falcon", falconCache(keys, 10), MANAGED_MEMORY);
             case "falcon-100":
                 return new KeyedBackends("falcon", falconCache(keys, 100), MANAGED_MEMORY);
+            case "falcon-10-hash":
+                {
+                    // falcon-10 with the opt-in HashLinkList memtable for ValueState.
+                    Map<String, String> conf = falconCache(keys, 10);
+                    conf.put("state.backend.falcon.tuning.value-state.hash-memtable", "true");
+                    return new KeyedBackends("falcon", conf, MANAGED_MEMORY);
+                }
             default:
                 throw new IllegalArgumentException(backend);
         }
