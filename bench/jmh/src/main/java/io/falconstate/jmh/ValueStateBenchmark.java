@@ -54,8 +54,9 @@ public class ValueStateBenchmark {
     public static final long MANAGED_MEMORY = 128L << 20;
 
     /**
-     * rocksdb, falcon-10 (cache = 10% of the keys), falcon-100, heap; falcon-10-hash (not run by
-     * default) is falcon-10 with {@code state.backend.falcon.tuning.value-state.hash-memtable}.
+     * rocksdb, falcon-10 (cache = 10% of the keys), falcon-100, heap; falcon-10-skiplist (not run
+     * by default) is falcon-10 with {@code state.backend.falcon.tuning.value-state.hash-memtable:
+     * false}.
      */
     @Param({"rocksdb", "falcon-10", "falcon-100", "heap"})
     public String backend;
@@ -92,11 +93,12 @@ public class ValueStateBenchmark {
                 return new KeyedBackends("falcon", falconCache(keys, 10), MANAGED_MEMORY);
             case "falcon-100":
                 return new KeyedBackends("falcon", falconCache(keys, 100), MANAGED_MEMORY);
-            case "falcon-10-hash":
+            case "falcon-10-skiplist":
                 {
-                    // falcon-10 with the opt-in HashLinkList memtable for ValueState.
+                    // falcon-10 with RocksDB's default skiplist memtable (the hash memtable,
+                    // 'auto' by default, forced off).
                     Map<String, String> conf = falconCache(keys, 10);
-                    conf.put("state.backend.falcon.tuning.value-state.hash-memtable", "true");
+                    conf.put("state.backend.falcon.tuning.value-state.hash-memtable", "false");
                     return new KeyedBackends("falcon", conf, MANAGED_MEMORY);
                 }
             default:

@@ -116,19 +116,21 @@ public final class FalconOptions {
 
     // -- column-family tuning (io.falconstate.flink.tuning) ----------------------------------
 
-    public static final ConfigOption<Boolean> TUNING_VALUE_STATE_HASH_MEMTABLE =
+    public static final ConfigOption<String> TUNING_VALUE_STATE_HASH_MEMTABLE =
             ConfigOptions.key(PREFIX + "tuning.value-state.hash-memtable")
-                    .booleanType()
-                    .defaultValue(false)
+                    .stringType()
+                    .defaultValue("auto")
                     .withDescription(
                             "Gives the column family of a ValueState whose keys all have one fixed "
                                     + "length (fixed-length key and namespace serializers, or SQL "
                                     + "row keys of fixed-width fields) a HashLinkList memtable with "
-                                    + "a fixed-length prefix extractor over the whole key. When on, "
-                                    + "allow_concurrent_memtable_write is switched off at DB open "
-                                    + "and the memtable of such a column family is flushed before "
-                                    + "any whole-column-family scan. Off until benchmarks show a "
-                                    + "gain (docs/benchmarks.md).");
+                                    + "a fixed-length prefix extractor over the whole key. 'auto' "
+                                    + "(the default): on while the hot-state cache is enabled, "
+                                    + "whose misses and write-backs are then most of what RocksDB "
+                                    + "serves (docs/benchmarks.md); 'true' or 'false' force it. "
+                                    + "When on, allow_concurrent_memtable_write is switched off at "
+                                    + "DB open and the memtable of such a column family is flushed "
+                                    + "before any whole-column-family scan.");
 
     public static final ConfigOption<Boolean> TUNING_MAP_STATE_RANGE_FILTER =
             ConfigOptions.key(PREFIX + "tuning.map-state.range-filter")

@@ -104,7 +104,7 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
     @Nullable private CacheSettings cacheSettings;
 
     /** {@link FalconOptions#TUNING_VALUE_STATE_HASH_MEMTABLE}; null until configured. */
-    @Nullable private Boolean hashMemtableEnabled;
+    @Nullable private ColumnFamilyTuner.HashMemtableMode hashMemtableMode;
 
     /** {@link FalconOptions#TUNING_MAP_STATE_RANGE_FILTER}; null until configured. */
     @Nullable private Boolean rangeFilterEnabled;
@@ -165,10 +165,10 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
                 original.cacheSettings != null
                         ? original.cacheSettings
                         : CacheSettings.fromConfig(config);
-        this.hashMemtableEnabled =
-                original.hashMemtableEnabled != null
-                        ? original.hashMemtableEnabled
-                        : ColumnFamilyTuner.hashMemtableEnabled(config);
+        this.hashMemtableMode =
+                original.hashMemtableMode != null
+                        ? original.hashMemtableMode
+                        : ColumnFamilyTuner.hashMemtableMode(config);
         this.rangeFilterEnabled =
                 original.rangeFilterEnabled != null
                         ? original.rangeFilterEnabled
@@ -225,11 +225,16 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
                 : CacheSettings.fromConfig(new Configuration());
     }
 
-    /** Whether ValueState column families may get a HashLinkList memtable. */
+    /**
+     * Whether ValueState column families may get a HashLinkList memtable: {@code auto} (the
+     * default) follows {@link #isCacheEnabled()}.
+     */
     public boolean isHashMemtableEnabled() {
-        return hashMemtableEnabled != null
-                ? hashMemtableEnabled
-                : FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.defaultValue();
+        ColumnFamilyTuner.HashMemtableMode mode =
+                hashMemtableMode != null
+                        ? hashMemtableMode
+                        : ColumnFamilyTuner.HashMemtableMode.AUTO;
+        return mode.enabled(isCacheEnabled());
     }
 
     /** Whether MapState column families may get the range filter. */

@@ -79,6 +79,8 @@ class FalconActivationTest {
 
         assertThat(backend.isNativeRequired()).isTrue();
         assertThat(backend.isCacheEnabled()).isFalse();
+        // tuning.value-state.hash-memtable: auto follows the cache.
+        assertThat(backend.isHashMemtableEnabled()).isFalse();
         assertThat(backend.useManagedMemory()).isTrue();
         assertThat(backend).isNotInstanceOf(DelegatingStateBackend.class);
         assertThat(backend.supportsNoClaimRestoreMode()).isTrue();
@@ -90,6 +92,7 @@ class FalconActivationTest {
         // Serialized into the job graph on the client, re-configured on the TaskManager.
         FalconStateBackend copy = InstantiationUtil.clone(backend);
         assertThat(copy.isNativeRequired()).isTrue();
+        assertThat(copy.isHashMemtableEnabled()).isFalse();
         assertThat(copy.getRocksDBStateBackend().getDbStoragePaths())
                 .containsExactly(tmp.toString());
     }
@@ -99,6 +102,8 @@ class FalconActivationTest {
         FalconStateBackend backend = loadFromConfig(new Configuration());
         assertThat(backend.isNativeRequired()).isFalse();
         assertThat(backend.isCacheEnabled()).isTrue();
+        assertThat(backend.isHashMemtableEnabled()).isTrue();
+        assertThat(backend.isRangeFilterEnabled()).isFalse();
     }
 
     @Test
@@ -126,7 +131,7 @@ class FalconActivationTest {
                                     + NativeLibrary.jarVersion()
                                     + " enabled (native "
                                     + new File(nativeLibrary.path()).getAbsolutePath()
-                                    + "): cache on (w-tinylfu), value-state hash memtable off,"
+                                    + "): cache on (w-tinylfu), value-state hash memtable on,"
                                     + " map-state range filter off");
         }
         assertThat(NativeLibrary.jarVersion()).matches("\\d+\\.\\d+\\.\\d+.*");

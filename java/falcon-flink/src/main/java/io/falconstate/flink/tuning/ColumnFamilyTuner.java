@@ -32,6 +32,7 @@ import javax.annotation.Nullable;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -102,17 +103,54 @@ public final class ColumnFamilyTuner implements AutoCloseable {
         this.keyGroupPrefixBytes = keyGroupPrefixBytes;
     }
 
-    /** A tuner with the switches of {@code config} ({@link FalconOptions}). */
-    public static ColumnFamilyTuner fromConfig(ReadableConfig config, int numberOfKeyGroups) {
+    /**
+     * A tuner with the switches of {@code config} ({@link FalconOptions}); {@code cacheEnabled}
+     * decides {@link HashMemtableMode#AUTO}.
+     */
+    public static ColumnFamilyTuner fromConfig(
+            ReadableConfig config, boolean cacheEnabled, int numberOfKeyGroups) {
         return new ColumnFamilyTuner(
-                hashMemtableEnabled(config),
+                hashMemtableMode(config).enabled(cacheEnabled),
                 rangeFilterEnabled(config),
                 CompositeKeyLayout.keyGroupPrefixBytes(numberOfKeyGroups));
     }
 
-    /** {@link FalconOptions#TUNING_VALUE_STATE_HASH_MEMTABLE}, validated. */
-    public static boolean hashMemtableEnabled(ReadableConfig config) {
-        return readBoolean(config, FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE);
+    /** The values of {@link FalconOptions#TUNING_VALUE_STATE_HASH_MEMTABLE}. */
+    public enum HashMemtableMode {
+        /** On exactly while the hot-state cache is enabled. */
+        AUTO,
+        ON,
+        OFF;
+
+        /** Whether ValueState column families get the HashLinkList memtable. */
+        public boolean enabled(boolean cacheEnabled) {
+            return this == ON || (this == AUTO && cacheEnabled);
+        }
+    }
+
+    /**
+     * {@link FalconOptions#TUNING_VALUE_STATE_HASH_MEMTABLE}: {@code auto}, {@code true} or {@code
+     * false} (any case, surrounding blanks ignored); anything else fails naming the key.
+     */
+    public static HashMemtableMode hashMemtableMode(ReadableConfig config) {
+        String value =
+                config.get(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE)
+                        .trim()
+                        .toLowerCase(Locale.ROOT);
+        switch (value) {
+            case "auto":
+                return HashMemtableMode.AUTO;
+            case "true":
+                return HashMemtableMode.ON;
+            case "false":
+                return HashMemtableMode.OFF;
+            default:
+                throw new IllegalConfigurationException(
+                        String.format(
+                                "%s: '%s' is not allowed; allowed: auto, true, false",
+                                FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key(),
+                                value));
+        }
     }
 
     /** {@link FalconOptions#TUNING_MAP_STATE_RANGE_FILTER}, validated. */

@@ -302,14 +302,34 @@ class ColumnFamilyTunerTest {
     @Test
     void optionsAreReadAndValidated() {
         Configuration config = new Configuration();
-        assertThat(ColumnFamilyTuner.hashMemtableEnabled(config)).isFalse();
+        assertThat(ColumnFamilyTuner.hashMemtableMode(config))
+                .isEqualTo(ColumnFamilyTuner.HashMemtableMode.AUTO);
         assertThat(ColumnFamilyTuner.rangeFilterEnabled(config)).isFalse();
+        // auto follows the cache.
+        try (ColumnFamilyTuner cached = ColumnFamilyTuner.fromConfig(config, true, 200);
+                ColumnFamilyTuner uncached = ColumnFamilyTuner.fromConfig(config, false, 200)) {
+            assertThat(cached.hashMemtableEnabled()).isTrue();
+            assertThat(uncached.hashMemtableEnabled()).isFalse();
+        }
+        config.setString(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key(), " False ");
+        assertThat(ColumnFamilyTuner.hashMemtableMode(config))
+                .isEqualTo(ColumnFamilyTuner.HashMemtableMode.OFF);
+        try (ColumnFamilyTuner forcedOff = ColumnFamilyTuner.fromConfig(config, true, 200)) {
+            assertThat(forcedOff.hashMemtableEnabled()).isFalse();
+        }
         config.setString(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key(), "true");
         config.setString(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER.key(), "TRUE");
-        ColumnFamilyTuner tuner = ColumnFamilyTuner.fromConfig(config, 200);
+        ColumnFamilyTuner tuner = ColumnFamilyTuner.fromConfig(config, false, 200);
         toClose.add(tuner);
         assertThat(tuner.hashMemtableEnabled()).isTrue();
         assertThat(tuner.rangeFilterEnabled()).isTrue();
+
+        config.setString(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key(), "sometimes");
+        assertThatThrownBy(() -> ColumnFamilyTuner.hashMemtableMode(config))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessage(
+                        FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key()
+                                + ": 'sometimes' is not allowed; allowed: auto, true, false");
         assertThat(FalconOptions.all())
                 .contains(
                         FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE,

@@ -113,7 +113,7 @@ class KeyLengthInvariantTest {
         rocksDb.setPriorityQueueStateType(EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
         rocksDb.setDbStoragePath(tmp.resolve("db-" + UUID.randomUUID()).toString());
         Configuration config = new Configuration();
-        config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, true);
+        config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, "true");
         config.set(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER, true);
         config.set(FalconOptions.CACHE_ENABLED, cache);
         config.set(FalconOptions.CACHE_SIZE_PER_SUBTASK, cacheSize);

@@ -36,7 +36,7 @@ public class TunedFalconStateBackendTest extends FalconStateBackendTest {
             throw new UncheckedIOException(e);
         }
         Configuration config = new Configuration();
-        config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, true);
+        config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, "true");
         config.set(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER, true);
         FalconStateBackend tuned =
                 new FalconStateBackend(rocksDb)

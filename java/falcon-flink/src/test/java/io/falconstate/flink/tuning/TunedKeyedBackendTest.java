@@ -116,7 +116,7 @@ class TunedKeyedBackendTest {
         rocksDb.setPriorityQueueStateType(EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
         rocksDb.setDbStoragePath(tmp.resolve("db-" + UUID.randomUUID()).toString());
         Configuration config = new Configuration();
-        config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, true);
+        config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, "true");
         config.set(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER, true);
         // Memtable contents are this test's subject: values must reach RocksDB at once.
         config.set(FalconOptions.CACHE_ENABLED, false);

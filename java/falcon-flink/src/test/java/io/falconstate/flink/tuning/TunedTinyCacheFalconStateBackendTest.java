@@ -43,7 +43,7 @@ public class TunedTinyCacheFalconStateBackendTest extends TinyCacheFalconStateBa
     @Override
     protected Configuration falconConfig() {
         Configuration config = super.falconConfig();
-        config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, true);
+        config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, "true");
         config.set(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER, true);
         return config;
     }
