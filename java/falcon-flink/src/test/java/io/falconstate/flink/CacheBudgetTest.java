@@ -6,6 +6,7 @@ package io.falconstate.flink;
 import io.falconstate.flink.cache.CacheBudgets;
 import io.falconstate.flink.cache.HotStateCacheManager;
 import io.falconstate.flink.cache.NativeHotStateCache;
+import io.falconstate.flink.tuning.ColumnFamilyTuner;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.ValueState;
@@ -188,9 +189,12 @@ class CacheBudgetTest {
                                             2,
                                             (long) Math.floor(slotBytes * (0.5 / 1.5)),
                                             166),
+                            // The cache is on, so the hash memtable's default ('auto') is on.
+                            "INFO " + ColumnFamilyTuner.hashMemtableLine("v", 6),
                             "INFO "
                                     + FalconLog.cachedStateLine(
                                             "v", (long) Math.floor(slotBytes * (0.5 / 1.5)), 166),
+                            "INFO " + ColumnFamilyTuner.hashMemtableLine("w", 6),
                             "INFO " + FalconLog.cachedStateLine("w", slotBytes, 500));
             assertThat(log.falconLines().get(1))
                     .isEqualTo(
