@@ -85,6 +85,8 @@ class CacheFailureAndBudgetITCase {
     /** Dirty entries the cache held just before its pre-snapshot flush of that checkpoint. */
     static final AtomicLong ASYNC_FAIL_DIRTY_ENTRIES = new AtomicLong();
     static final AtomicBoolean FAILED_IN_ASYNC_PHASE = new AtomicBoolean();
+    /** The checkpoint whose asynchronous phase did fail (the armed one at that moment). */
+    static final AtomicLong FAILED_ASYNC_CHECKPOINT = new AtomicLong(-1);
     /** The checkpoint the keyed operator restored from first after the asynchronous failure. */
     static final AtomicLong RESTORED_AFTER_ASYNC_FAILURE = new AtomicLong(-1);
     static final Set<Long> COMPLETED_CHECKPOINTS = ConcurrentHashMap.newKeySet();
@@ -102,6 +104,7 @@ class CacheFailureAndBudgetITCase {
         ASYNC_FAIL_CHECKPOINT.set(-1);
         ASYNC_FAIL_DIRTY_ENTRIES.set(0);
         FAILED_IN_ASYNC_PHASE.set(false);
+        FAILED_ASYNC_CHECKPOINT.set(-1);
         RESTORED_AFTER_ASYNC_FAILURE.set(-1);
         COMPLETED_CHECKPOINTS.clear();
         CHECKPOINTS_CHECKED.set(0);
@@ -141,20 +144,20 @@ class CacheFailureAndBudgetITCase {
         assertThat(FAILED_IN_CHECKPOINT).as("failed in the middle of a checkpoint").isTrue();
         assertThat(FAILED_AFTER_CHECKPOINT).as("failed after a checkpoint completed").isTrue();
         assertThat(FAILED_IN_ASYNC_PHASE)
-                .as("failed in the asynchronous phase of checkpoint %s", ASYNC_FAIL_CHECKPOINT)
+                .as("failed in the asynchronous phase (last armed: checkpoint %s)", ASYNC_FAIL_CHECKPOINT)
                 .isTrue();
         assertThat(ASYNC_FAIL_DIRTY_ENTRIES.get())
                 .as("dirty entries flushed into RocksDB for the failed checkpoint")
                 .isPositive();
         assertThat(COMPLETED_CHECKPOINTS)
                 .as("the checkpoint whose asynchronous phase failed never completed")
-                .doesNotContain(ASYNC_FAIL_CHECKPOINT.get());
+                .doesNotContain(FAILED_ASYNC_CHECKPOINT.get());
         // The job failed over and went back to an earlier checkpoint, although RocksDB had
         // already received the failed checkpoint's dirty entries.
         assertThat(RESTORED_AFTER_ASYNC_FAILURE.get())
                 .as("checkpoint restored after the asynchronous failure")
                 .isPositive()
-                .isLessThan(ASYNC_FAIL_CHECKPOINT.get());
+                .isLessThan(FAILED_ASYNC_CHECKPOINT.get());
         assertThat(lines).isEqualTo(expected());
         assertThat(CHECKPOINTS_CHECKED.get()).isGreaterThan(3);
         assertThat(MAX_EVICTIONS.get()).as("the small budget made the cache evict").isPositive();
@@ -256,13 +259,17 @@ class CacheFailureAndBudgetITCase {
                     // entries into RocksDB; then its asynchronous phase fails (AsyncFailingStorage)
                     // and the job goes back to a completed checkpoint (there is one by then, so
                     // the restore really has RocksDB state older than what was just flushed).
+                    // Armed again at every later checkpoint until the failure fires: another
+                    // injected failure can abort the armed checkpoint before its asynchronous
+                    // phase opens a stream, and checkpoint ids are never reused.
                     if (PROCESSED.get() > 9_000
                             && FAILED_IN_CHECKPOINT.get()
                             && !COMPLETED_CHECKPOINTS.isEmpty()
                             && total[NativeHotStateCache.STAT_DIRTY_ENTRIES] > 0
-                            && ASYNC_FAIL_CHECKPOINT.compareAndSet(-1, checkpointId)) {
+                            && !FAILED_IN_ASYNC_PHASE.get()) {
                         ASYNC_FAIL_DIRTY_ENTRIES.set(total[NativeHotStateCache.STAT_DIRTY_ENTRIES]);
                         asyncFailThread = Thread.currentThread();
+                        ASYNC_FAIL_CHECKPOINT.set(checkpointId);
                     }
                 }
             } else {
@@ -360,6 +367,7 @@ class CacheFailureAndBudgetITCase {
                             if (id == ASYNC_FAIL_CHECKPOINT.get()
                                     && owner == asyncFailThread
                                     && FAILED_IN_ASYNC_PHASE.compareAndSet(false, true)) {
+                                FAILED_ASYNC_CHECKPOINT.set(id);
                                 throw new IOException(
                                         "injected failure in the asynchronous phase of checkpoint "
                                                 + id);
