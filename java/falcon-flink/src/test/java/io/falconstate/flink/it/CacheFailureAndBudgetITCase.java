@@ -144,7 +144,9 @@ class CacheFailureAndBudgetITCase {
         assertThat(FAILED_IN_CHECKPOINT).as("failed in the middle of a checkpoint").isTrue();
         assertThat(FAILED_AFTER_CHECKPOINT).as("failed after a checkpoint completed").isTrue();
         assertThat(FAILED_IN_ASYNC_PHASE)
-                .as("failed in the asynchronous phase (last armed: checkpoint %s)", ASYNC_FAIL_CHECKPOINT)
+                .as(
+                        "failed in the asynchronous phase (last armed: checkpoint %s)",
+                        ASYNC_FAIL_CHECKPOINT)
                 .isTrue();
         assertThat(ASYNC_FAIL_DIRTY_ENTRIES.get())
                 .as("dirty entries flushed into RocksDB for the failed checkpoint")
