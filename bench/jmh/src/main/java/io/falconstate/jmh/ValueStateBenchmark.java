@@ -50,8 +50,14 @@ public class ValueStateBenchmark {
 
     public static final int KEYS = 100_000;
     public static final int BATCH = 1024;
-    /** Managed memory of the mock slot (RocksDB's block cache and write buffers). */
-    public static final long MANAGED_MEMORY = 128L << 20;
+    /**
+     * Managed memory of the mock slot (RocksDB's block cache and write buffers): 128 MB, or the
+     * bytes in the system property {@code falcon.bench.managed-memory} (pass it to the fork with
+     * {@code -jvmArgsAppend -Dfalcon.bench.managed-memory=...}; docs/benchmarks.md, the miss-path
+     * profile).
+     */
+    public static final long MANAGED_MEMORY =
+            Long.getLong("falcon.bench.managed-memory", 128L << 20);
 
     /**
      * rocksdb, falcon-10 (cache = 10% of the keys), falcon-100, heap; falcon-10-skiplist (not run
