@@ -37,6 +37,8 @@ import java.util.Map;
 public final class KeyedBackends implements AutoCloseable {
 
     public static final int MAX_PARALLELISM = 128;
+    /** System property with {@code key=value} pairs (separated by ';') added to every backend. */
+    public static final String EXTRA_CONF_PROPERTY = "falcon.bench.conf";
 
     public final AbstractKeyedStateBackend<Long> backend;
     private final MockEnvironment env;
@@ -53,6 +55,14 @@ public final class KeyedBackends implements AutoCloseable {
         Configuration config = new Configuration();
         config.setString("state.backend.rocksdb.localdir", new File(dir, "db").getAbsolutePath());
         conf.forEach(config::setString);
+        // Extra configuration for every backend of a run, e.g. one of Flink's RocksDB options:
+        // -Dfalcon.bench.conf=state.backend.rocksdb.memory.partitioned-index-filters=true[;k=v]
+        for (String entry : System.getProperty(EXTRA_CONF_PROPERTY, "").split(";")) {
+            int eq = entry.indexOf('=');
+            if (eq > 0) {
+                config.setString(entry.substring(0, eq).trim(), entry.substring(eq + 1).trim());
+            }
+        }
         ClassLoader cl = KeyedBackends.class.getClassLoader();
         StateBackend stateBackend;
         switch (kind) {
