@@ -196,8 +196,12 @@ class NativeHotStateCacheTest {
         assertThat(stats[NativeHotStateCache.STAT_MISSES]).isEqualTo(1);
         assertThat(stats[NativeHotStateCache.STAT_ENTRIES]).isEqualTo(1);
         assertThat(stats[NativeHotStateCache.STAT_DIRTY_ENTRIES]).isEqualTo(1);
-        assertThat(stats[NativeHotStateCache.STAT_BYTES])
-                .isEqualTo(NativeHotStateCache.chargeFor(1, 4));
+        // The cache charges what malloc really handed out (malloc_usable_size), so the byte
+        // budget holds in RSS. chargeFor assumes an exact-fit chunk; glibc may hand out a free
+        // chunk 16 bytes larger rather than split off a remainder too small to be a chunk
+        // (which it does depends on the heap this JVM's other threads left behind).
+        long charge = NativeHotStateCache.chargeFor(1, 4);
+        assertThat(stats[NativeHotStateCache.STAT_BYTES]).isBetween(charge, charge + 16);
         cache.dropState(9);
         cache.stats(9, stats);
         assertThat(stats[NativeHotStateCache.STAT_ENTRIES]).isZero();
