@@ -132,6 +132,22 @@ public final class FalconOptions {
                                     + "DB open and the memtable of such a column family is flushed "
                                     + "before any whole-column-family scan.");
 
+    public static final ConfigOption<Boolean> TUNING_VALUE_STATE_INPLACE_UPDATE =
+            ConfigOptions.key(PREFIX + "tuning.value-state.inplace-update")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "With the HashLinkList memtable (tuning.value-state.hash-memtable), "
+                                    + "a ValueState column family's memtable overwrites a key's "
+                                    + "value in place when the new value is not longer (RocksDB's "
+                                    + "inplace_update_support), so a key the cache writes back "
+                                    + "many times keeps one memtable entry instead of one per "
+                                    + "write. Safe because Falcon flushes these memtables before "
+                                    + "every snapshot and every whole-column-family scan: no "
+                                    + "snapshot or iterator ever sees an entry that is later "
+                                    + "overwritten (docs/architecture.md, invariant 4). No effect "
+                                    + "without the hash memtable.");
+
     public static final ConfigOption<Boolean> TUNING_MAP_STATE_RANGE_FILTER =
             ConfigOptions.key(PREFIX + "tuning.map-state.range-filter")
                     .booleanType()
@@ -161,6 +177,7 @@ public final class FalconOptions {
                         CACHE_MAX_DIRTY_BYTES,
                         CACHE_BYPASS_HIT_RATIO,
                         TUNING_VALUE_STATE_HASH_MEMTABLE,
+                        TUNING_VALUE_STATE_INPLACE_UPDATE,
                         TUNING_MAP_STATE_RANGE_FILTER));
     }
 }

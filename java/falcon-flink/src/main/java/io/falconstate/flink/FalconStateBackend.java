@@ -109,6 +109,9 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
     /** {@link FalconOptions#TUNING_MAP_STATE_RANGE_FILTER}; null until configured. */
     @Nullable private Boolean rangeFilterEnabled;
 
+    /** {@link FalconOptions#TUNING_VALUE_STATE_INPLACE_UPDATE}; null until configured. */
+    @Nullable private Boolean inplaceUpdateEnabled;
+
     // -- runtime, per TaskManager ------------------------------------------------------------
 
     private transient File[] initializedDbBasePaths;
@@ -173,6 +176,10 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
                 original.rangeFilterEnabled != null
                         ? original.rangeFilterEnabled
                         : ColumnFamilyTuner.rangeFilterEnabled(config);
+        this.inplaceUpdateEnabled =
+                original.inplaceUpdateEnabled != null
+                        ? original.inplaceUpdateEnabled
+                        : ColumnFamilyTuner.inplaceUpdateEnabled(config);
     }
 
     @Override
@@ -242,6 +249,16 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
         return rangeFilterEnabled != null
                 ? rangeFilterEnabled
                 : FalconOptions.TUNING_MAP_STATE_RANGE_FILTER.defaultValue();
+    }
+
+    /**
+     * Whether hash-memtable ValueState column families also update values in place (only
+     * matters while {@link #isHashMemtableEnabled()}).
+     */
+    public boolean isInplaceUpdateEnabled() {
+        return inplaceUpdateEnabled != null
+                ? inplaceUpdateEnabled
+                : FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.defaultValue();
     }
 
     @Override
@@ -355,6 +372,7 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
                 isHashMemtableEnabled() || isRangeFilterEnabled()
                         ? new ColumnFamilyTuner(
                                 isHashMemtableEnabled(),
+                                isInplaceUpdateEnabled(),
                                 isRangeFilterEnabled(),
                                 CompositeKeyLayout.keyGroupPrefixBytes(numberOfKeyGroups))
                         : null;

@@ -323,6 +323,16 @@ class ColumnFamilyTunerTest {
         toClose.add(tuner);
         assertThat(tuner.hashMemtableEnabled()).isTrue();
         assertThat(tuner.rangeFilterEnabled()).isTrue();
+        assertThat(tuner.inplaceUpdateEnabled()).isTrue();
+        config.setString(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key(), "false");
+        try (ColumnFamilyTuner noInplace = ColumnFamilyTuner.fromConfig(config, true, 200)) {
+            assertThat(noInplace.inplaceUpdateEnabled()).isFalse();
+        }
+        config.setString(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key(), "often");
+        assertThatThrownBy(() -> ColumnFamilyTuner.fromConfig(config, true, 200))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key());
+        config.setString(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key(), "true");
 
         config.setString(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key(), "sometimes");
         assertThatThrownBy(() -> ColumnFamilyTuner.hashMemtableMode(config))

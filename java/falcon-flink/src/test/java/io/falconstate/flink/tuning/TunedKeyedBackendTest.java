@@ -124,6 +124,7 @@ class TunedKeyedBackendTest {
                 new FalconStateBackend(rocksDb).configure(config, getClass().getClassLoader());
         assertThat(backend.isHashMemtableEnabled()).isTrue();
         assertThat(backend.isRangeFilterEnabled()).isTrue();
+        assertThat(backend.isInplaceUpdateEnabled()).isTrue();
         return backend;
     }
 
@@ -318,12 +319,78 @@ class TunedKeyedBackendTest {
             Path latest = options.get(options.size() - 1);
             assertThat(cfOptions(latest, "accState"))
                     .contains("memtable_factory=HashLinkListRepFactory",
-                            "prefix_extractor=rocksdb.FixedPrefix.6");
+                            "prefix_extractor=rocksdb.FixedPrefix.6",
+                            "inplace_update_support=true");
+            assertThat(cfOptions(latest, "left-records")).contains("inplace_update_support=false");
             assertThat(cfOptions(latest, "left-records"))
                     .contains("prefix_extractor=rocksdb.FixedPrefix.6", "memtable_factory=SkipListFactory")
                     .anyMatch(l -> l.startsWith("memtable_prefix_bloom_size_ratio=0.02"));
             verify(restored);
             assertThat(keysOf(restored.getKeys("accState", VoidNamespace.INSTANCE))).hasSize(KEYS);
+        } finally {
+            restored.dispose();
+        }
+    }
+
+    /**
+     * Invariant 4: hash ValueState column families update values in place, yet a canonical
+     * savepoint stays a point-in-time view. It is the one snapshot that reads RocksDB through a
+     * snapshot and iterators, in its asynchronous phase (in Flink 1.16 checkpoints, incremental or
+     * not, copy SST files after a flush). Between the savepoint's synchronous and asynchronous
+     * phases every value is overwritten twice (the second time in place); the restored state has
+     * the values of the savepoint's time. Fails if the flush before the snapshot is removed (the
+     * async phase would then read overwritten memtable entries), and if values are not updated in
+     * place (the memtable would hold two entries per key).
+     */
+    @Test
+    void canonicalSavepointIsPointInTimeWhileValuesAreUpdatedInPlace() throws Exception {
+        AbstractKeyedStateBackend<Integer> kb = keyedBackend(tunedBackend(), Collections.emptyList());
+        KeyedStateHandle savepoint;
+        try {
+            write(kb);
+            FalconKeyedStateBackend<Integer> falcon = (FalconKeyedStateBackend<Integer>) kb;
+            ValueState<Long> acc = acc(kb);
+            // A second write of the same length: in place, one memtable entry per key.
+            for (int k = 0; k < KEYS; k++) {
+                kb.setCurrentKey(k);
+                acc.update(k * 10L);
+            }
+            assertThat(FalconColumnFamilyAccess.activeMemtableEntries(
+                            falcon.getRocksDBKeyedStateBackend(), "accState"))
+                    .isEqualTo(KEYS);
+
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> future =
+                    StreamOperatorStateHandler.prepareCanonicalSavepoint(kb, new CloseableRegistry())
+                            .snapshot(
+                                    1L,
+                                    1L,
+                                    new MemCheckpointStreamFactory(64 << 20),
+                                    new CheckpointOptions(
+                                            SavepointType.savepoint(SavepointFormatType.CANONICAL),
+                                            CheckpointStorageLocationReference.getDefault()));
+            for (long round = 1; round <= 2; round++) {
+                for (int k = 0; k < KEYS; k++) {
+                    kb.setCurrentKey(k);
+                    acc.update(-k - round);
+                }
+            }
+            assertThat(FalconColumnFamilyAccess.activeMemtableEntries(
+                            falcon.getRocksDBKeyedStateBackend(), "accState"))
+                    .as("the second round updated in place")
+                    .isEqualTo(KEYS);
+            savepoint = FutureUtils.runIfNotDoneAndGet(future).getJobManagerOwnedSnapshot();
+            assertThat(savepoint)
+                    .isInstanceOf(org.apache.flink.runtime.state.KeyGroupsStateHandle.class);
+            kb.setCurrentKey(7);
+            assertThat(acc.value()).isEqualTo(-7L - 2);
+        } finally {
+            kb.dispose();
+        }
+
+        AbstractKeyedStateBackend<Integer> restored =
+                keyedBackend(tunedBackend(), Collections.singletonList(savepoint));
+        try {
+            verify(restored);
         } finally {
             restored.dispose();
         }
