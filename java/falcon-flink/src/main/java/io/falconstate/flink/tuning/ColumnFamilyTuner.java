@@ -79,6 +79,15 @@ public final class ColumnFamilyTuner implements AutoCloseable {
 
     private static final Logger LOG = FalconLog.LOG;
 
+    /**
+     * Reader-writer locks of a memtable with in-place updates. RocksDB takes one (by key hash) for
+     * every point read that finds a value and every in-place write. Its default, 10,000, is 560 KB
+     * of {@code pthread_rwlock_t} per memtable, outside the write buffer manager's accounting,
+     * and a likely cache miss per access. Only the task thread writes a keyed backend's
+     * memtables, so more stripes buy nothing.
+     */
+    static final long INPLACE_UPDATE_LOCKS = 64;
+
     private final boolean hashMemtableEnabled;
     private final boolean inplaceUpdateEnabled;
     private final boolean rangeFilterEnabled;
@@ -380,6 +389,7 @@ public final class ColumnFamilyTuner implements AutoCloseable {
                 // Falcon flushes hash memtables before every snapshot and whole-CF scan
                 // (invariant 4): entries overwritten later are newer than any reader's view.
                 options.setInplaceUpdateSupport(true);
+                options.setInplaceUpdateNumLocks(INPLACE_UPDATE_LOCKS);
             }
         }
         if (profile.prefixLength() > 0) {

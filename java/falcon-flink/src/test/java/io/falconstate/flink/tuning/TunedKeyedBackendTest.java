@@ -320,7 +320,8 @@ class TunedKeyedBackendTest {
             assertThat(cfOptions(latest, "accState"))
                     .contains("memtable_factory=HashLinkListRepFactory",
                             "prefix_extractor=rocksdb.FixedPrefix.6",
-                            "inplace_update_support=true");
+                            "inplace_update_support=true",
+                            "inplace_update_num_locks=64");
             assertThat(cfOptions(latest, "left-records")).contains("inplace_update_support=false");
             assertThat(cfOptions(latest, "left-records"))
                     .contains("prefix_extractor=rocksdb.FixedPrefix.6", "memtable_factory=SkipListFactory")
