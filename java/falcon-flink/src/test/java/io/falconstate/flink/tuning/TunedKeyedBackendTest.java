@@ -193,6 +193,19 @@ class TunedKeyedBackendTest {
         }
     }
 
+    /** The synchronous phase of a canonical savepoint; run the future for the asynchronous one. */
+    private static RunnableFuture<SnapshotResult<KeyedStateHandle>> startCanonicalSavepoint(
+            AbstractKeyedStateBackend<Integer> kb) throws Exception {
+        return StreamOperatorStateHandler.prepareCanonicalSavepoint(kb, new CloseableRegistry())
+                .snapshot(
+                        1L,
+                        1L,
+                        new MemCheckpointStreamFactory(64 << 20),
+                        new CheckpointOptions(
+                                SavepointType.savepoint(SavepointFormatType.CANONICAL),
+                                CheckpointStorageLocationReference.getDefault()));
+    }
+
     private static Set<Integer> keysOf(Stream<Integer> keys) {
         try (Stream<Integer> s = keys) {
             return s.collect(Collectors.toCollection(TreeSet::new));
@@ -361,14 +374,7 @@ class TunedKeyedBackendTest {
                     .isEqualTo(KEYS);
 
             RunnableFuture<SnapshotResult<KeyedStateHandle>> future =
-                    StreamOperatorStateHandler.prepareCanonicalSavepoint(kb, new CloseableRegistry())
-                            .snapshot(
-                                    1L,
-                                    1L,
-                                    new MemCheckpointStreamFactory(64 << 20),
-                                    new CheckpointOptions(
-                                            SavepointType.savepoint(SavepointFormatType.CANONICAL),
-                                            CheckpointStorageLocationReference.getDefault()));
+                    startCanonicalSavepoint(kb);
             for (long round = 1; round <= 2; round++) {
                 for (int k = 0; k < KEYS; k++) {
                     kb.setCurrentKey(k);
@@ -405,14 +411,7 @@ class TunedKeyedBackendTest {
         try {
             write(kb);
             RunnableFuture<SnapshotResult<KeyedStateHandle>> future =
-                    StreamOperatorStateHandler.prepareCanonicalSavepoint(kb, new CloseableRegistry())
-                            .snapshot(
-                                    1L,
-                                    1L,
-                                    new MemCheckpointStreamFactory(64 << 20),
-                                    new CheckpointOptions(
-                                            SavepointType.savepoint(SavepointFormatType.CANONICAL),
-                                            CheckpointStorageLocationReference.getDefault()));
+                    startCanonicalSavepoint(kb);
             savepoint = FutureUtils.runIfNotDoneAndGet(future).getJobManagerOwnedSnapshot();
             assertThat(savepoint).isNotNull();
         } finally {
