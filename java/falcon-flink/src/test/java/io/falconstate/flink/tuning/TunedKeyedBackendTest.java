@@ -335,9 +335,9 @@ class TunedKeyedBackendTest {
                             "prefix_extractor=rocksdb.FixedPrefix.6",
                             "inplace_update_support=true",
                             "inplace_update_num_locks=64");
-            assertThat(cfOptions(latest, "left-records")).contains("inplace_update_support=false");
             assertThat(cfOptions(latest, "left-records"))
-                    .contains("prefix_extractor=rocksdb.FixedPrefix.6", "memtable_factory=SkipListFactory")
+                    .contains("prefix_extractor=rocksdb.FixedPrefix.6", "memtable_factory=SkipListFactory",
+                            "inplace_update_support=false")
                     .anyMatch(l -> l.startsWith("memtable_prefix_bloom_size_ratio=0.02"));
             verify(restored);
             assertThat(keysOf(restored.getKeys("accState", VoidNamespace.INSTANCE))).hasSize(KEYS);
@@ -353,8 +353,8 @@ class TunedKeyedBackendTest {
      * not, copy SST files after a flush). Between the savepoint's synchronous and asynchronous
      * phases every value is overwritten twice (the second time in place); the restored state has
      * the values of the savepoint's time. Fails if the flush before the snapshot is removed (the
-     * async phase would then read overwritten memtable entries), and if values are not updated in
-     * place (the memtable would hold two entries per key).
+     * async phase would then miss or misread the memtable's entries), and if values are not
+     * updated in place (the memtable would hold two entries per key).
      */
     @Test
     void canonicalSavepointIsPointInTimeWhileValuesAreUpdatedInPlace() throws Exception {
