@@ -6,8 +6,6 @@ package io.falconstate.jmh;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
-import org.apache.flink.core.fs.FileSystem;
-import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -27,7 +25,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
-import java.io.File;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.RunnableFuture;
@@ -89,16 +86,7 @@ public class CheckpointSyncBenchmark {
             keyed.setCurrentKey(keys[i]);
             state.update(KeySequence.value(i));
         }
-        File checkpoints = new File(backends.dir(), "checkpoints");
-        File shared = new File(checkpoints, "shared");
-        shared.mkdirs();
-        streamFactory =
-                new FsCheckpointStreamFactory(
-                        FileSystem.getLocalFileSystem(),
-                        new Path(checkpoints.toURI()),
-                        new Path(shared.toURI()),
-                        20 * 1024,
-                        4096);
+        streamFactory = backends.checkpointStreams();
         // A first checkpoint: afterwards nothing is dirty and the memtable is empty (incremental).
         snapshot();
         finishPending();

@@ -10,16 +10,23 @@ import io.falconstate.flink.cache.NativeHotStateCache;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
 import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.util.FileUtils;
@@ -28,6 +35,7 @@ import java.io.File;
 import java.nio.file.Files;
 import java.util.Collections;
 import java.util.Map;
+import java.util.concurrent.RunnableFuture;
 
 /**
  * Builds keyed state backends directly, the way Flink's own state tests and flink-benchmarks do:
@@ -43,6 +51,9 @@ public final class KeyedBackends implements AutoCloseable {
     public final AbstractKeyedStateBackend<Long> backend;
     private final MockEnvironment env;
     private final File dir;
+    private final boolean incrementalCheckpoints;
+    private FsCheckpointStreamFactory checkpointStreams;
+    private long checkpointId;
 
     /**
      * @param kind {@code rocksdb}, {@code falcon} or {@code heap}
@@ -63,6 +74,7 @@ public final class KeyedBackends implements AutoCloseable {
                 config.setString(entry.substring(0, eq).trim(), entry.substring(eq + 1).trim());
             }
         }
+        incrementalCheckpoints = config.get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS);
         ClassLoader cl = KeyedBackends.class.getClassLoader();
         StateBackend stateBackend;
         switch (kind) {
@@ -149,6 +161,46 @@ public final class KeyedBackends implements AutoCloseable {
 
     public File dir() {
         return dir;
+    }
+
+    /** A checkpoint stream factory writing under {@link #dir()}, as a TaskManager's would. */
+    public FsCheckpointStreamFactory checkpointStreams() {
+        if (checkpointStreams == null) {
+            File checkpoints = new File(dir, "checkpoints");
+            File shared = new File(checkpoints, "shared");
+            shared.mkdirs();
+            checkpointStreams =
+                    new FsCheckpointStreamFactory(
+                            FileSystem.getLocalFileSystem(),
+                            new Path(checkpoints.toURI()),
+                            new Path(shared.toURI()),
+                            20 * 1024,
+                            4096);
+        }
+        return checkpointStreams;
+    }
+
+    /**
+     * One checkpoint of the backend, both phases on the calling thread (the synchronous one, then
+     * the asynchronous upload), completed and confirmed as a job would. A full checkpoint is
+     * discarded afterwards; an incremental one is kept, since the next one references its files.
+     */
+    public void checkpoint() throws Exception {
+        long id = ++checkpointId;
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> pending =
+                backend.snapshot(
+                        id, id, checkpointStreams(), CheckpointOptions.forCheckpointWithDefaultLocation());
+        pending.run();
+        SnapshotResult<KeyedStateHandle> result = pending.get();
+        backend.notifyCheckpointComplete(id);
+        if (result != null && !incrementalCheckpoints) {
+            result.discardState();
+        }
+    }
+
+    /** How many {@link #checkpoint()}s were taken. */
+    public long checkpoints() {
+        return checkpointId;
     }
 
     @Override

@@ -60,6 +60,14 @@ public class ValueStateBenchmark {
             Long.getLong("falcon.bench.managed-memory", 128L << 20);
 
     /**
+     * A checkpoint (both phases, on the benchmark thread, so its CPU time counts) after every
+     * this many operations; 0 (the default) never checkpoints, as flink-benchmarks does not.
+     * System property {@code falcon.bench.checkpoint-every}: a job flushes its memtables at every
+     * checkpoint, which this shows (docs/benchmarks.md, in-place updates).
+     */
+    public static final long CHECKPOINT_EVERY = Long.getLong("falcon.bench.checkpoint-every", 0);
+
+    /**
      * rocksdb, falcon-10 (cache = 10% of the keys), falcon-100, heap; falcon-10-skiplist (not run
      * by default) is falcon-10 with {@code state.backend.falcon.tuning.value-state.hash-memtable:
      * false}.
@@ -77,6 +85,7 @@ public class ValueStateBenchmark {
     private int[] sequence;
     private int position;
     private byte[] value;
+    private long sinceCheckpoint;
 
     /** Falcon's configuration for a cache of {@code percent}% of the keys. */
     static Map<String, String> falconCache(int keys, int percent) {
@@ -133,6 +142,11 @@ public class ValueStateBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
+        if (CHECKPOINT_EVERY > 0) {
+            System.out.println(
+                    "\n[checkpoints] " + backend + " " + distribution + ": "
+                            + backends.checkpoints() + " every " + CHECKPOINT_EVERY + " operations");
+        }
         String counters = backends.cacheCounters();
         if (counters != null) {
             System.out.println(
@@ -151,6 +165,7 @@ public class ValueStateBenchmark {
         }
         position = p;
         cpu.ops += BATCH;
+        afterBatch();
     }
 
     @Benchmark
@@ -163,6 +178,7 @@ public class ValueStateBenchmark {
         }
         position = p;
         cpu.ops += BATCH;
+        afterBatch();
     }
 
     @Benchmark
@@ -176,6 +192,14 @@ public class ValueStateBenchmark {
         }
         position = p;
         cpu.ops += BATCH;
+        afterBatch();
+    }
+
+    private void afterBatch() throws Exception {
+        if (CHECKPOINT_EVERY > 0 && (sinceCheckpoint += BATCH) >= CHECKPOINT_EVERY) {
+            sinceCheckpoint = 0;
+            backends.checkpoint();
+        }
     }
 
     /**
