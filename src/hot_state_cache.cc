@@ -11,10 +11,12 @@
 //  * three intrusive doubly linked queues through the block headers
 //    (W-TinyLFU: window, probation, protected; LRU uses queue 0 only) and the
 //    frequency sketch.
-// W-TinyLFU hits only set the entry's referenced bit (in the block header,
-// which the key compare has just loaded) and bump the sketch (whose line was
-// prefetched with the slot); reordering is deferred to eviction (CLOCK-style
-// second chance), so a hit never touches neighbouring entries.
+// W-TinyLFU hits only set the entry's referenced bit and count themselves in
+// the entry (both in the block header, which the key compare has just
+// loaded); the counts reach the sketch when the entry meets admission or is
+// evicted (BumpHits, FoldHits). Reordering is deferred to eviction
+// (CLOCK-style second chance), so a hit never touches neighbouring entries
+// nor the sketch.
 
 #include "falcon/hot_state_cache.h"
 
@@ -85,8 +87,14 @@ constexpr double kBoostSigma = 16.0;              // sqrt(kBoostBatch)
 constexpr double kBoostSigmas = 3.0;
 constexpr double kBoostGain = FALCON_BOOST_GAIN;  // entries per net ghost hit
 
-// Entry::vword: value length (30 bits), absent, referenced.
-constexpr uint32_t kValueLenMask = (1u << 30) - 1;
+// Entry::vword: value length (24 bits), hits (4), hit epoch (2), referenced,
+// absent. Hits: the W-TinyLFU accesses of a cached entry not yet added to
+// the frequency sketch (BumpHits), as of sketch epoch `hit epoch`.
+constexpr uint32_t kValueLenMask = (1u << 24) - 1;
+constexpr uint32_t kHitsShift = 24;
+constexpr uint32_t kHitsMask = 15u << kHitsShift;
+constexpr uint32_t kEpochShift = 28;
+constexpr uint32_t kEpochMask = 3u << kEpochShift;
 constexpr uint32_t kRefBit = 1u << 30;
 constexpr uint32_t kAbsentBit = 1u << 31;
 // Entry::bits: state id (12), queue (2), dirty (1), not in RocksDB (1).
@@ -149,6 +157,14 @@ struct HotStateCache::Entry {
   bool not_in_db() const { return (bits & kNotInDbBit) != 0; }
   bool absent() const { return (vword & kAbsentBit) != 0; }
   bool referenced() const { return (vword & kRefBit) != 0; }
+  // Pending hits, aged by the sketch halvings since they were counted (at
+  // most three are told apart; an entry that went four or more halvings
+  // without an access or an eviction look is rare, and keeps a count halved
+  // fewer times than it should have been).
+  uint32_t hits(uint32_t epoch) const {
+    const uint32_t age = (epoch - (vword >> kEpochShift)) & 3;
+    return ((vword & kHitsMask) >> kHitsShift) >> age;
+  }
   void set_queue(uint8_t q) {
     bits = static_cast<uint16_t>((bits & ~(3u << kQueueShift)) | (uint32_t(q) << kQueueShift));
   }
@@ -329,7 +345,7 @@ inline void HotStateCache::Remember(Entry* e, size_t pos, uint64_t hash) {
   memo_hash_ = hash;
 }
 
-size_t HotStateCache::Find(uint32_t state, std::string_view key, uint64_t hash) const {
+inline size_t HotStateCache::Find(uint32_t state, std::string_view key, uint64_t hash) const {
   const size_t n = slots_.size();
   const uint64_t tag = TagOf(hash);
   size_t i = HomeOf(hash, n);
@@ -501,12 +517,44 @@ Status HotStateCache::SetCapacity(uint64_t max_bytes, uint64_t max_entries) {
 
 // --- eviction ----------------------------------------------------------------
 
-bool HotStateCache::Admit(const Entry* candidate, const Entry* victim) const {
-  return sketch_->Frequency(candidate->Hash()) > sketch_->Frequency(victim->Hash());
+// Both entries' pending hits go into the sketch first, so the comparison
+// sees every access, as if each hit had incremented the sketch when it
+// happened.
+bool HotStateCache::Admit(Entry* candidate, Entry* victim) {
+  const uint64_t candidate_hash = candidate->Hash();
+  const uint64_t victim_hash = victim->Hash();
+  FoldHits(candidate, candidate_hash);
+  FoldHits(victim, victim_hash);
+  return sketch_->Frequency(candidate_hash) > sketch_->Frequency(victim_hash);
+}
+
+// A W-TinyLFU access of a cached entry: counted in the entry (4 bits, in the
+// header line the lookup has just loaded) instead of in the sketch, whose
+// four counters live in another line and cost 13 of a 10k-entry hit's 59 ns
+// (docs/cache.md, "Hit-path cost"). The sketch still counts the access for
+// its aging schedule; FoldHits adds the hits to it when the entry is
+// compared for admission or evicted.
+inline void HotStateCache::BumpHits(Entry* e) {
+  const uint32_t epoch = sketch_->epoch();
+  uint32_t h = e->hits(epoch);
+  h += h < 15 ? 1 : 0;
+  e->vword = (e->vword & ~(kHitsMask | kEpochMask)) | (h << kHitsShift) |
+             ((epoch & 3) << kEpochShift);
+  sketch_->CountAccess();
+}
+
+void HotStateCache::FoldHits(Entry* e, uint64_t hash) {
+  const uint32_t epoch = sketch_->epoch();
+  const uint32_t h = e->hits(epoch);
+  if (h != 0) sketch_->Add(hash, h);
+  e->vword = (e->vword & ~(kHitsMask | kEpochMask)) | ((epoch & 3) << kEpochShift);
 }
 
 void HotStateCache::Evict(Entry* e) {
   states_[e->state()].stats.evictions += 1;
+  // The key's history outlives the entry (an entry Admit just looked at has
+  // nothing pending: no hash to compute).
+  if (policy_ == CachePolicy::kWTinyLfu && e->hits(sketch_->epoch()) != 0) FoldHits(e, e->Hash());
   const bool dirty = e->dirty();
   Detach(e);
   if (dirty) {
@@ -718,12 +766,13 @@ GetResult HotStateCache::Get(uint32_t state_id, std::string_view key) {
   const uint64_t hash = HashKey(state_id, key.data(), key.size());
   const bool bypassed = s.stats.bypassed_now;
   const bool counted = policy_ == CachePolicy::kWTinyLfu && !bypassed;
-  // The sketch line does not depend on the lookup: fetch it in parallel with
-  // the slot and the block.
-  if (counted) sketch_->Prefetch(hash);
   const size_t pos = Find(state_id, key, hash);
   if (counted) {
-    sketch_->Increment(hash);
+    if (pos != kNoSlot) {
+      BumpHits(EntryAt<Entry>(slots_[pos]));
+    } else {
+      sketch_->Increment(hash);
+    }
     if (options_.adaptive_window) {
       Climb(pos != kNoSlot);
       if (pos == kNoSlot) GhostAdapt(hash);
@@ -894,7 +943,13 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
   }
   // A write of the key the last get or write touched is the same access
   // (Flink's value() then update() for one record): counted once.
-  if (policy_ == CachePolicy::kWTinyLfu && dirty && !counted) sketch_->Increment(hash);
+  if (policy_ == CachePolicy::kWTinyLfu && dirty && !counted) {
+    if (e != nullptr) {
+      BumpHits(e);
+    } else {
+      sketch_->Increment(hash);
+    }
+  }
 
   const size_t need = kEntryHeaderBytes + key.size() + value.size();
   const uint32_t vlen = static_cast<uint32_t>(value.size());
@@ -930,7 +985,7 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
       if (was_dirty) SetDirty(e, true);
     }
     Remember(e, pos, hash);
-    e->vword = vlen | (absent ? kAbsentBit : 0) | (e->vword & kRefBit);
+    e->vword = vlen | (absent ? kAbsentBit : 0) | (e->vword & (kRefBit | kHitsMask | kEpochMask));
     CopyBytes(e->value(), value.data(), value.size());
     // (Only dirty writes get here.) Removing a key RocksDB never got needs
     // no tombstone: the entry becomes a clean "known absent". State that
@@ -946,7 +1001,7 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
     e = static_cast<Entry*>(std::malloc(need));
     if (e == nullptr) return Status::ResourceExhausted("malloc failed");
     e->prev = e->next = nullptr;
-    e->vword = vlen | (absent ? kAbsentBit : 0);
+    e->vword = vlen | (absent ? kAbsentBit : 0) | ((sketch_->epoch() & 3) << kEpochShift);
     e->klen = static_cast<uint16_t>(key.size());
     e->bits = static_cast<uint16_t>(state_id | (absent && !dirty ? kNotInDbBit : 0));
     CopyBytes(e->key(), key.data(), key.size());

@@ -3,6 +3,7 @@
 #include "falcon/hot_state_cache.h"
 
 #include "cache/bytes.h"
+#include "cache/frequency_sketch.h"
 #include "cache/ghost_filter.h"
 
 #include <gtest/gtest.h>
@@ -237,6 +238,18 @@ TEST_P(HotStateCacheTest, OneMiBValues) {
   EXPECT_EQ(small.Get(0, "k").kind, Lookup::kMiss);
   EXPECT_EQ(small.entries(), 0u);
   EXPECT_EQ(*small.Fill(0, "k", big), WriteOutcome::kNotCached);
+  // Past kMaxValueBytes (16 MiB - 1, the header's 24-bit length): not cached
+  // even when the quota would hold it.
+  HotStateCache roomy(Opts(GetParam(), 64u << 20), &sink);
+  std::string huge(HotStateCache::kMaxValueBytes + 1, 'h');
+  ASSERT_EQ(*roomy.Put(0, "k", "old"), WriteOutcome::kCached);
+  ASSERT_EQ(*roomy.Put(0, "k", huge), WriteOutcome::kNotCached);
+  EXPECT_EQ(roomy.Get(0, "k").kind, Lookup::kMiss);
+  huge.pop_back();
+  ASSERT_EQ(*roomy.Put(0, "k", huge), WriteOutcome::kCached);
+  GetResult r = roomy.Get(0, "k");
+  ASSERT_EQ(r.kind, Lookup::kHit);
+  EXPECT_EQ(r.size, HotStateCache::kMaxValueBytes);
 }
 
 TEST_P(HotStateCacheTest, QuotaZero) {
@@ -591,6 +604,95 @@ TEST(HotStateCachePolicy, WTinyLfuResistsScans) {
   for (int i = 0; i < 500; ++i) ASSERT_TRUE(lru.Fill(0, "hot" + std::to_string(i), "h").ok());
   for (int i = 0; i < 5000; ++i) ASSERT_TRUE(lru.Fill(0, "scan" + std::to_string(i), "s").ok());
   EXPECT_EQ(lru.Get(0, "hot1").kind, Lookup::kMiss);
+}
+
+// The cache counts hits in the entry and adds them to the sketch later with
+// one Add(hash, k); that must leave every counter exactly where k single
+// (conservative) increments would have. (No halving in between here: one
+// would halve the single increments made before it, which the cache
+// approximates by aging the entry's count, Entry::hits.)
+TEST(FrequencySketch, AddEqualsRepeatedIncrements) {
+  cache_internal::FrequencySketch one_by_one;
+  cache_internal::FrequencySketch at_once;
+  // 3000 keys in 512 blocks share counters; the first halving would come
+  // after 81,920 increments, and the test makes about 28,500.
+  one_by_one.Resize(4096);
+  at_once.Resize(4096);
+  std::vector<uint64_t> hashes;
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 3000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    hashes.push_back(x);
+  }
+  for (size_t i = 0; i < hashes.size(); ++i) {
+    const uint32_t k = static_cast<uint32_t>(i % 20);  // past 15 as well
+    for (uint32_t j = 0; j < k; ++j) one_by_one.Increment(hashes[i]);
+    at_once.Add(hashes[i], k);
+    ASSERT_EQ(one_by_one.Frequency(hashes[i]), at_once.Frequency(hashes[i])) << "step " << i;
+    if (i % 100 == 99) {
+      for (size_t p = 0; p <= i; ++p) {
+        ASSERT_EQ(one_by_one.Frequency(hashes[p]), at_once.Frequency(hashes[p]))
+            << "step " << i << ", key " << p;
+      }
+    }
+  }
+  ASSERT_EQ(one_by_one.epoch(), 0u);
+  EXPECT_EQ(one_by_one.Frequency(hashes[19]), 15u);  // saturated
+}
+
+// CountAccess (a hit counted in the entry) ages the sketch on the schedule
+// Increment does.
+TEST(FrequencySketch, CountAccessKeepsTheAgingSchedule) {
+  cache_internal::FrequencySketch counted;
+  cache_internal::FrequencySketch deferred;
+  counted.Resize(64);
+  deferred.Resize(64);
+  for (uint64_t i = 0; i < 100000; ++i) {
+    counted.Increment(i * 0x9e3779b97f4a7c15ull);
+    deferred.CountAccess();
+    ASSERT_EQ(counted.epoch(), deferred.epoch()) << "access " << i;
+  }
+  EXPECT_GE(deferred.epoch(), 3u);
+}
+
+// Hits of a cached key are counted in its entry, not in the sketch; they
+// reach the sketch when the entry is evicted, so a key that was hot while
+// cached and comes back later still wins admission against keys seen twice.
+TEST(HotStateCachePolicy, WTinyLfuRemembersHitsOfEvictedEntries) {
+  RecordingSink sink;
+  HotStateCache c(Opts(CachePolicy::kWTinyLfu, 1 << 30, 100), &sink);
+  auto get_or_fill = [&](const std::string& k) {
+    GetResult r = c.Get(0, k);
+    if (r.kind == Lookup::kMiss) {
+      ASSERT_TRUE(c.Fill(0, k, "v").ok());
+    }
+  };
+  // The sketch is sized for the capacity and cleared once when the cache
+  // first holds more: get that over with (fills do not touch the sketch).
+  for (int i = 0; i <= 100; ++i) ASSERT_TRUE(c.Fill(0, "w" + std::to_string(i), "v").ok());
+  c.Clear();
+  get_or_fill("hot");
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(c.Get(0, "hot").kind, Lookup::kHit);
+  ASSERT_TRUE(c.SetCapacity(1 << 30, 1).ok());  // evicts "hot" (and folds its hits)
+  get_or_fill("filler");
+  ASSERT_EQ(c.Get(0, "hot").kind, Lookup::kMiss);
+  ASSERT_TRUE(c.SetCapacity(1 << 30, 100).ok());
+  // 100 keys seen three times each (a miss and two hits) fill the cache.
+  for (int i = 0; i < 100; ++i) {
+    for (int j = 0; j < 3; ++j) get_or_fill("b" + std::to_string(i));
+  }
+  // "hot" comes back; the next new key pushes it out of the 1-entry window,
+  // and it is admitted against a key seen three times: 13 (three misses and
+  // the ten hits) > 3. Without its hits, 3 > 3 would fail.
+  get_or_fill("hot");
+  get_or_fill("next");
+  EXPECT_EQ(c.Get(0, "hot").kind, Lookup::kHit);
+  // A key with the same history except the hits is not admitted.
+  get_or_fill("cold");
+  get_or_fill("next2");
+  EXPECT_EQ(c.Get(0, "cold").kind, Lookup::kMiss);
 }
 
 TEST(GhostFilter, RemembersRecentKeysAndForgetsOldOnes) {

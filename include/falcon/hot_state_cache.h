@@ -30,7 +30,12 @@
 //   LRU with caches of 1% of the keys and 0.5-2.0 points below it at 10%.
 //   Misses against the targets are listed in docs/benchmarks.md.
 //   Hits do not reorder anything: a W-TinyLFU hit sets a "referenced" bit in
-//   the entry's header and bumps the sketch; the reordering is deferred to
+//   the entry's header and counts itself in 4 bits of that header (aged by
+//   the sketch's halvings), not in the sketch; the entry's count goes into
+//   the sketch when admission compares it and when it is evicted, so every
+//   estimate still sees every access (one sketch update costs 4 counter
+//   reads and writes in another line: 12 of a 10k-entry hit's 60 ns). The
+//   reordering is deferred to
 //   eviction (CLOCK-style second chance: a referenced window head goes back
 //   behind the newest entry, a referenced protected head to the MRU end, a
 //   referenced probation entry is promoted to protected when it reaches the
@@ -62,8 +67,8 @@
 // links, value length and flags, key length, state id][key][value]; the index
 // is an open-addressing table of 8-byte slots (block pointer | 8-bit hash tag
 // | probe distance, Robin Hood linear probing). A W-TinyLFU hit reads one slot
-// line, then the block (key compare, flag, value): two dependent cache
-// misses, with the sketch line prefetched in parallel.
+// line, then the block (key compare, flags, hit count, value): two dependent
+// cache misses, and no sketch line.
 //
 // Memory accounting (docs/cache.md, "Per-entry overhead"): an entry costs
 //   malloc_usable_size(block) + kEntryOverheadBytes
@@ -186,7 +191,8 @@ enum class WriteOutcome : uint8_t {
   kCached = 0,     // the cache holds it (dirty for put/remove, clean for fill)
   kNotCached = 1,  // the caller writes/deletes in RocksDB itself (bypassed
                    // state, entry larger than the quota, key >= 64 KiB,
-                   // quota 0); any cached version of the key was discarded.
+                   // value >= 16 MiB, quota 0); any cached version of the
+                   // key was discarded.
                    // For Fill: nothing to do.
 };
 
@@ -216,7 +222,9 @@ class HotStateCache {
  public:
   static constexpr uint32_t kMaxStates = 4096;
   static constexpr size_t kMaxKeyBytes = 65535;
-  static constexpr size_t kMaxValueBytes = (1u << 30) - 1;
+  // Larger values are not cached (the caller writes them to RocksDB); the
+  // entry header keeps the length in 24 bits.
+  static constexpr size_t kMaxValueBytes = (1u << 24) - 1;
   // Bytes of every entry's block before its key and value (queue links and
   // metadata); part of the block, so inside malloc_usable_size.
   static constexpr size_t kEntryHeaderBytes = 24;
@@ -325,7 +333,9 @@ class HotStateCache {
   void Discard(Entry* e);
   void Evict(Entry* e);
   Entry* MainVictim(Entry* cand);
-  bool Admit(const Entry* candidate, const Entry* victim) const;
+  bool Admit(Entry* candidate, Entry* victim);
+  void BumpHits(Entry* e);
+  void FoldHits(Entry* e, uint64_t hash);
   bool OverCapacity() const;
   void RefreshQuota();
   void ApplyCapacity(uint64_t bytes, uint64_t entries);

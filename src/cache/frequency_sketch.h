@@ -3,13 +3,16 @@
 // A count-min sketch of 4-bit counters with conservative update and periodic
 // halving ("aging"), the frequency filter of W-TinyLFU (Einziger et al., ACM
 // ToS 2017). Four counters per key, all in one 64-byte block (one cache miss
-// per access, prefetched by the cache's hit path), each in a different
-// 64-bit word holding 16 counters. Sized to FALCON_SKETCH_BYTES_PER_ENTRY (8)
-// bytes, i.e. 16 counters, per expected entry -- any number of blocks, picked
-// by multiply-shift, so no power-of-two rounding doubles it -- and at least
-// 8 KiB; all counters are halved every 20 x (sized-for entries) increments.
+// per update), each in a different 64-bit word holding 16 counters. Sized to
+// FALCON_SKETCH_BYTES_PER_ENTRY (8) bytes, i.e. 16 counters, per expected
+// entry -- any number of blocks, picked by multiply-shift, so no power-of-two
+// rounding doubles it -- and at least 8 KiB; all counters are halved every
+// 20 x (sized-for entries) accesses.
 // These constants were picked with bench/cache_sim (docs/cache.md); the
 // macros only exist so the simulator can be rebuilt with other values.
+// The cache increments it on misses; hits are counted in the entries and
+// arrive later through Add() (CountAccess() keeps their place in the aging
+// schedule), see HotStateCache::BumpHits.
 //
 // Thread-safety: none (owned by one HotStateCache). Never allocates after
 // Resize().
@@ -63,12 +66,6 @@ class FrequencySketch {
     return f;
   }
 
-  // Starts loading the key's block (the hit path issues it before the index
-  // lookup, so the two cache misses overlap).
-  void Prefetch(uint64_t hash) const {
-    __builtin_prefetch(&table_[BlockOf(hash)], 1);
-  }
-
   void Increment(uint64_t hash) {
     Block& b = table_[BlockOf(hash)];
     const uint64_t h = Spread(hash);
@@ -86,6 +83,35 @@ class FrequencySketch {
     }
     if (++samples_ >= sample_limit_) Halve();
   }
+
+  // Counts an access whose increment is applied later with Add() (the
+  // cache's hits: see HotStateCache::BumpHits). Keeps the aging schedule of
+  // one sample per access.
+  void CountAccess() {
+    if (++samples_ >= sample_limit_) Halve();
+  }
+
+  // Applies k conservative increments of the key at once, without counting
+  // samples (CountAccess counted them): k single increments each raise the
+  // counters equal to the minimum, so together they raise every counter to
+  // at least min + k (at most 15).
+  void Add(uint64_t hash, uint32_t k) {
+    Block& b = table_[BlockOf(hash)];
+    const uint64_t h = Spread(hash);
+    uint32_t c[4];
+    uint32_t min = 15;
+    for (int i = 0; i < 4; ++i) {
+      c[i] = static_cast<uint32_t>((b.w[Word(h, i)] >> Shift(h, i)) & 15);
+      if (c[i] < min) min = c[i];
+    }
+    const uint32_t target = std::min<uint32_t>(15, min + k);
+    for (int i = 0; i < 4; ++i) {
+      if (c[i] < target) b.w[Word(h, i)] += uint64_t{target - c[i]} << Shift(h, i);
+    }
+  }
+
+  // Halvings so far (wraps); the cache ages its per-entry hit counts by it.
+  uint32_t epoch() const { return epoch_; }
 
  private:
   // The four counters of a key live in one 64-byte block (one cache line),
@@ -116,12 +142,14 @@ class FrequencySketch {
       for (uint64_t& w : b.w) w = (w >> 1) & 0x7777777777777777ull;
     }
     samples_ /= 2;
+    epoch_ += 1;
   }
 
   std::vector<Block> table_;
   uint64_t sized_for_ = 0;
   uint64_t sample_limit_ = 0;
   uint64_t samples_ = 0;
+  uint32_t epoch_ = 0;
 };
 
 }  // namespace cache_internal
