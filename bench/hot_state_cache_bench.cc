@@ -334,22 +334,15 @@ int main(int argc, char** argv) {
       }
     }
   }
-  for (int64_t entries : {10000, 1000000}) {
-    auto times = get("baseline_unordered_map_hit/entries:" + std::to_string(entries) +
-                     "/min_time:0.100");
-    if (times.second >= 0) {
-      std::printf("RESULT baseline_unordered_map_hit entries=%lld key=16 value=64 "
-                  "median_cpu_ns=%.1f median_real_ns=%.1f\n",
-                  (long long)entries, times.second, times.first);
-    }
-  }
-  for (int64_t entries : {10000, 1000000}) {
-    auto times = get("baseline_slot_then_block_floor/entries:" + std::to_string(entries) +
-                     "/min_time:0.100");
-    if (times.second >= 0) {
-      std::printf("RESULT baseline_slot_then_block_floor entries=%lld value=64 "
-                  "median_cpu_ns=%.1f median_real_ns=%.1f\n",
-                  (long long)entries, times.second, times.first);
+  for (const char* baseline : {"baseline_unordered_map_hit", "baseline_slot_then_block_floor"}) {
+    for (int64_t entries : {10000, 1000000}) {
+      auto times = get(std::string(baseline) + "/entries:" + std::to_string(entries) +
+                       "/min_time:0.100");
+      if (times.second >= 0) {
+        std::printf("RESULT %s entries=%lld key=16 value=64 median_cpu_ns=%.1f "
+                    "median_real_ns=%.1f\n",
+                    baseline, (long long)entries, times.second, times.first);
+      }
     }
   }
   PrintOverhead();

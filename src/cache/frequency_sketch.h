@@ -57,24 +57,15 @@ class FrequencySketch {
   // Estimated frequency (0..15).
   uint32_t Frequency(uint64_t hash) const {
     const Block& b = table_[BlockOf(hash)];
-    const uint64_t h = Spread(hash);
-    uint32_t f = 15;
-    for (int i = 0; i < 4; ++i) {
-      uint32_t c = static_cast<uint32_t>((b.w[Word(h, i)] >> Shift(h, i)) & 15);
-      if (c < f) f = c;
-    }
-    return f;
+    uint32_t c[4];
+    return ReadCounters(b, Spread(hash), c);
   }
 
   void Increment(uint64_t hash) {
     Block& b = table_[BlockOf(hash)];
     const uint64_t h = Spread(hash);
     uint32_t c[4];
-    uint32_t min = 15;
-    for (int i = 0; i < 4; ++i) {
-      c[i] = static_cast<uint32_t>((b.w[Word(h, i)] >> Shift(h, i)) & 15);
-      if (c[i] < min) min = c[i];
-    }
+    const uint32_t min = ReadCounters(b, h, c);
     if (min < 15) {
       // Conservative update: only the smallest counters grow.
       for (int i = 0; i < 4; ++i) {
@@ -99,12 +90,7 @@ class FrequencySketch {
     Block& b = table_[BlockOf(hash)];
     const uint64_t h = Spread(hash);
     uint32_t c[4];
-    uint32_t min = 15;
-    for (int i = 0; i < 4; ++i) {
-      c[i] = static_cast<uint32_t>((b.w[Word(h, i)] >> Shift(h, i)) & 15);
-      if (c[i] < min) min = c[i];
-    }
-    const uint32_t target = std::min<uint32_t>(15, min + k);
+    const uint32_t target = std::min<uint32_t>(15, ReadCounters(b, h, c) + k);
     for (int i = 0; i < 4; ++i) {
       if (c[i] < target) b.w[Word(h, i)] += uint64_t{target - c[i]} << Shift(h, i);
     }
@@ -114,6 +100,15 @@ class FrequencySketch {
   uint32_t epoch() const { return epoch_; }
 
  private:
+  // Reads the key's four counters into c; returns the smallest.
+  static uint32_t ReadCounters(const CacheLine& b, uint64_t h, uint32_t c[4]) {
+    uint32_t min = 15;
+    for (int i = 0; i < 4; ++i) {
+      c[i] = static_cast<uint32_t>((b.w[Word(h, i)] >> Shift(h, i)) & 15);
+      if (c[i] < min) min = c[i];
+    }
+    return min;
+  }
   // The four counters of a key live in one 64-byte block (one cache line),
   // in four different words of it.
   using Block = CacheLine;
