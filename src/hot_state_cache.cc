@@ -530,7 +530,7 @@ bool HotStateCache::Admit(Entry* candidate, Entry* victim) {
 
 // A W-TinyLFU access of a cached entry: counted in the entry (4 bits, in the
 // header line the lookup has just loaded) instead of in the sketch, whose
-// four counters live in another line and cost 13 of a 10k-entry hit's 59 ns
+// four counters live in another line and cost 12 of a 10k-entry hit's 60 ns
 // (docs/cache.md, "Hit-path cost"). The sketch still counts the access for
 // its aging schedule; FoldHits adds the hits to it when the entry is
 // compared for admission or evicted.
