@@ -2,13 +2,15 @@
 //
 // ns/op of the hot-state cache (one thread, C++ only): get-hit, get-miss,
 // put-new, put-existing, and get_put (a get then a put of the same key, as
-// Flink's read-modify-write) with 16/32-byte keys and 64/256-byte values, in caches
-// of 10k and 1M entries, keys in random order. A hit copies the value into a
-// reused buffer, as the JNI layer will. put-new runs on a full cache, so it
-// includes one eviction (dirty victims go to a sink that discards them).
-// Also measures the real per-entry overhead (malloc_usable_size based), and
-// two reference points: std::unordered_map, and the memory floor of this
-// layout's hit (an index slot, then the block it points to).
+// Flink's read-modify-write) with 16/32-byte keys and 64/256-byte values, in
+// caches of 10k and 1M entries, keys in random order; and get_hit_chained, the
+// latency of one hit (each key depends on the previous get's answer, so the
+// cache misses of consecutive gets cannot overlap as they do in get_hit). A hit
+// copies the value into a reused buffer, as the JNI layer will. put-new runs on
+// a full cache, so it includes one eviction (dirty victims go to a sink that
+// discards them). Also measures the real per-entry overhead (malloc_usable_size
+// based), and two reference points: std::unordered_map, and the memory floor of
+// this layout's hit (an index slot, then the block it points to).
 //
 // Prints Google Benchmark's table, then one `RESULT` line per figure (median
 // of the repetitions). Run with --benchmark_repetitions=10 (see
@@ -95,7 +97,15 @@ struct Fixture {
 // get returned, so no two gets overlap: the latency of one hit, where get_hit
 // (independent keys) measures the throughput, in which the processor overlaps
 // the cache misses of consecutive gets.
-enum Op { kGetHit, kGetMiss, kPutNew, kPutExisting, kGetPut, kGetHitChained, kOpCount };
+enum Op {
+  kGetHit,
+  kGetMiss,
+  kPutNew,
+  kPutExisting,
+  kGetPut,
+  kGetHitChained,
+  kOpCount
+};
 
 void BM_Cache(benchmark::State& state) {
   const Op op = static_cast<Op>(state.range(0));
@@ -254,7 +264,8 @@ void Register() {
         for (int64_t k : {16, 32}) {
           for (int64_t v : {64, 256}) {
             // LRU, get_put and get_hit_chained: one size
-            if ((policy == 1 || op >= kGetPut) && !(k == 16 && v == 64)) continue;
+            if ((policy == 1 || op >= kGetPut) && !(k == 16 && v == 64))
+              continue;
             std::string name = std::string(OpName(op)) + "/" +
                                (policy == 0 ? "wtinylfu" : "lru");
             benchmark::RegisterBenchmark(name.c_str(), BM_Cache)
@@ -336,7 +347,8 @@ int main(int argc, char** argv) {
       for (int64_t entries : {10000, 1000000}) {
         for (int64_t k : {16, 32}) {
           for (int64_t v : {64, 256}) {
-            if ((policy == 1 || op >= kGetPut) && !(k == 16 && v == 64)) continue;
+            if ((policy == 1 || op >= kGetPut) && !(k == 16 && v == 64))
+              continue;
             std::string base = std::string(OpName(op)) + "/" + (policy == 0 ? "wtinylfu" : "lru") +
                                "/op:" + std::to_string(op) + "/entries:" + std::to_string(entries) +
                                "/key:" + std::to_string(k) + "/value:" + std::to_string(v) +
