@@ -122,16 +122,21 @@ void BM_Cache(benchmark::State& state) {
   uint64_t fresh = entries;
   uint64_t found = 0;
   out[0] = 'v';
+  // A get of key `key_id` whose hit is copied into `out`, as the JNI layer
+  // copies it; `key` keeps the key for a put that follows.
+  auto get_into_out = [&](uint32_t key_id) {
+    MakeKey(key_id, key, key_len);
+    falcon::GetResult r = f.cache->Get(0, std::string_view(key, key_len));
+    if (r.kind == Lookup::kHit) {
+      std::memcpy(out, r.data, r.size);
+      ++found;
+    }
+  };
   for (auto _ : state) {
     uint32_t id = order[i++ & 0xFFFF];
     switch (op) {
       case kGetHit: {
-        MakeKey(id, key, key_len);
-        falcon::GetResult r = f.cache->Get(0, std::string_view(key, key_len));
-        if (r.kind == Lookup::kHit) {
-          std::memcpy(out, r.data, r.size);
-          ++found;
-        }
+        get_into_out(id);
         benchmark::DoNotOptimize(out);
         break;
       }
@@ -154,12 +159,7 @@ void BM_Cache(benchmark::State& state) {
         break;
       }
       case kGetPut: {
-        MakeKey(id, key, key_len);
-        falcon::GetResult g = f.cache->Get(0, std::string_view(key, key_len));
-        if (g.kind == Lookup::kHit) {
-          std::memcpy(out, g.data, g.size);
-          ++found;
-        }
+        get_into_out(id);
         out[0] = static_cast<char>(out[0] + 1);
         auto r = f.cache->Put(0, std::string_view(key, key_len), std::string_view(out, value_len));
         benchmark::DoNotOptimize(r);
@@ -168,13 +168,8 @@ void BM_Cache(benchmark::State& state) {
       case kGetHitChained: {
         // out[0] is the first value byte of the last hit ('v', not known to
         // the compiler): this key's index depends on that get's answer.
-        id = order[(i + static_cast<unsigned char>(out[0]) - 'v') & 0xFFFF];
-        MakeKey(id, key, key_len);
-        falcon::GetResult r = f.cache->Get(0, std::string_view(key, key_len));
-        if (r.kind == Lookup::kHit) {
-          std::memcpy(out, r.data, r.size);
-          ++found;
-        }
+        get_into_out(
+            order[(i + static_cast<unsigned char>(out[0]) - 'v') & 0xFFFF]);
         benchmark::DoNotOptimize(out);
         break;
       }
