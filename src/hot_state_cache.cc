@@ -169,6 +169,9 @@ struct HotStateCache::Entry {
     bits = static_cast<uint16_t>((bits & ~(3u << kQueueShift)) | (uint32_t(q) << kQueueShift));
   }
   uint64_t Hash() const { return HashKey(state(), key(), klen); }
+  bool Holds(uint32_t state_id, std::string_view k) const {
+    return klen == k.size() && state() == state_id && SameBytes(key(), k.data(), k.size());
+  }
 };
 
 namespace {
@@ -335,8 +338,7 @@ inline void HotStateCache::OnHit(Entry* e) {
 // hit path would pay the compare on every other get).
 inline bool HotStateCache::MemoMatches(uint32_t state, std::string_view key) const {
   const Entry* m = memo_;
-  return m != nullptr && m->klen == key.size() && m->state() == state &&
-         SameBytes(m->key(), key.data(), key.size());
+  return m != nullptr && m->Holds(state, key);
 }
 
 inline void HotStateCache::Remember(Entry* e, size_t pos, uint64_t hash) {
@@ -365,11 +367,7 @@ inline size_t HotStateCache::Find(uint32_t state, std::string_view key, uint64_t
     if (__builtin_expect(matches != 0, 1)) {
       const size_t p = i + static_cast<size_t>(__builtin_ctz(matches));
       const Entry* e = EntryAt<Entry>(slots_[p]);
-      if (__builtin_expect(e->klen == key.size() && e->state() == state &&
-                               SameBytes(e->key(), key.data(), key.size()),
-                           1)) {
-        return p;
-      }
+      if (__builtin_expect(e->Holds(state, key), 1)) return p;
     }
   }
   for (uint64_t d = 0;; ++d) {
@@ -379,10 +377,7 @@ inline size_t HotStateCache::Find(uint32_t state, std::string_view key, uint64_t
     if (s == 0 || (s >> kDistShift) < d) return kNoSlot;
     if ((s & kTagMask) == tag) {
       const Entry* e = EntryAt<Entry>(s);
-      if (e->klen == key.size() && e->state() == state &&
-          SameBytes(e->key(), key.data(), key.size())) {
-        return i;
-      }
+      if (e->Holds(state, key)) return i;
     }
     if (++i == n) i = 0;
   }
