@@ -543,7 +543,10 @@ bool HotStateCache::Admit(Entry* candidate, Entry* victim) {
   const uint64_t victim_hash = victim->Hash();
   FoldHits(candidate, candidate_hash);
   FoldHits(victim, victim_hash);
-  return sketch_->Frequency(candidate_hash) > sketch_->Frequency(victim_hash);
+  const uint32_t candidate_count = sketch_->Frequency(candidate_hash);
+  const uint32_t victim_count = sketch_->Frequency(victim_hash);
+  if (victim_count == cache_internal::FrequencySketch::kMaxCount) sketch_->SaturatedVictim();
+  return candidate_count > victim_count;
 }
 
 // A W-TinyLFU access of a cached entry: counted in the entry (4 bits, in the

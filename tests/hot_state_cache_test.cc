@@ -649,12 +649,40 @@ TEST(FrequencySketch, CountAccessKeepsTheAgingSchedule) {
   cache_internal::FrequencySketch deferred;
   counted.Resize(64);
   deferred.Resize(64);
-  for (uint64_t i = 0; i < 100000; ++i) {
+  // Sized for 64 entries, the sketch holds its 16 KiB minimum (2,048 entries'
+  // worth): the first halving comes after 60 x 2,048 accesses, the next ones
+  // every 61,440 (a halving halves the sample count too).
+  for (uint64_t i = 0; i < 400000; ++i) {
     counted.Increment(i * 0x9e3779b97f4a7c15ull);
     deferred.CountAccess();
     ASSERT_EQ(counted.epoch(), deferred.epoch()) << "access " << i;
   }
   EXPECT_GE(deferred.epoch(), 3u);
+}
+
+// An admission compare whose victim is saturated can admit nothing (a tie
+// is rejected): after FALCON_SKETCH_SATURATED_VICTIMS of them since the last
+// halving the sketch halves early. A scheduled halving starts the count over.
+TEST(FrequencySketch, SaturatedVictimsHalveEarly) {
+  cache_internal::FrequencySketch sketch;
+  sketch.Resize(64);
+  const uint64_t hot = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 20; ++i) sketch.Increment(hot);
+  ASSERT_EQ(sketch.Frequency(hot), 15u);
+  for (int i = 0; i < FALCON_SKETCH_SATURATED_VICTIMS - 1; ++i) sketch.SaturatedVictim();
+  EXPECT_EQ(sketch.epoch(), 0u);
+  EXPECT_EQ(sketch.Frequency(hot), 15u);
+  sketch.SaturatedVictim();
+  EXPECT_EQ(sketch.epoch(), 1u);
+  EXPECT_EQ(sketch.Frequency(hot), 7u);
+  // The count starts over after any halving, scheduled ones included.
+  for (int i = 0; i < FALCON_SKETCH_SATURATED_VICTIMS - 1; ++i) sketch.SaturatedVictim();
+  while (sketch.epoch() == 1u) sketch.CountAccess();
+  ASSERT_EQ(sketch.epoch(), 2u);
+  for (int i = 0; i < FALCON_SKETCH_SATURATED_VICTIMS - 1; ++i) sketch.SaturatedVictim();
+  EXPECT_EQ(sketch.epoch(), 2u);
+  sketch.SaturatedVictim();
+  EXPECT_EQ(sketch.epoch(), 3u);
 }
 
 // Hits of a cached key are counted in its entry, not in the sketch; they
@@ -733,17 +761,28 @@ TEST(HotStateCachePolicy, WTinyLfuWindowFollowsTheWorkload) {
   const double grown = c.window_fraction();
   EXPECT_GE(grown, 0.04);
   uint64_t x = 1;
+  int hits = 0;
   for (int n = 0; n < 400000; ++n) {
     x = x * 6364136223846793005ull + 1442695040888963407ull;
     const uint64_t r = x >> 33;
     // Hot keys 0..1499 with a skew (the cache holds 1000), one-hit keys.
-    if (r % 4 == 0) {
-      access("once" + std::to_string(n));
-    } else {
-      access("hot" + std::to_string((r % 1500) * (r % 1500) / 1500));
+    const std::string k = r % 4 == 0 ? "once" + std::to_string(n)
+                                     : "hot" + std::to_string((r % 1500) * (r % 1500) / 1500);
+    if (c.Get(0, k).kind == Lookup::kMiss) {
+      ASSERT_TRUE(c.Fill(0, k, "v").ok());
+    } else if (n >= 300000) {
+      ++hits;
+    }
+    // The hot keys' counts saturate while the window is large: only halving
+    // early on saturated victims lets them into the main area this soon
+    // (without it, at this halving period, the window stays near 100%).
+    if (n == 160000) {
+      EXPECT_LT(c.window_fraction(), grown / 2);
     }
   }
   EXPECT_LT(c.window_fraction(), grown / 2);
+  // A small window keeps about 75% (a full one, LRU-like, about 59%).
+  EXPECT_GT(hits, 70000);
 }
 
 // The recency trace of bench/cache_sim at 200k keys, cache 10%: new auctions

@@ -6,8 +6,11 @@
 // per update), each in a different 64-bit word holding 16 counters. Sized to
 // FALCON_SKETCH_BYTES_PER_ENTRY (8) bytes, i.e. 16 counters, per expected
 // entry -- any number of blocks, picked by multiply-shift, so no power-of-two
-// rounding doubles it -- and at least 8 KiB; all counters are halved every
-// 20 x (sized-for entries) accesses.
+// rounding doubles it -- and at least 16 KiB; all counters are halved every
+// 60 x max(sized-for entries, 2048) accesses, or earlier: after
+// FALCON_SKETCH_SATURATED_VICTIMS (64) admission compares since the last
+// halving found the victim's estimate at the maximum (see
+// SaturatedVictim()).
 // These constants were picked with bench/cache_sim (docs/cache.md); the
 // macros only exist so the simulator can be rebuilt with other values.
 // The cache increments it on misses; hits are counted in the entries and
@@ -33,14 +36,19 @@ namespace cache_internal {
 #define FALCON_SKETCH_BYTES_PER_ENTRY 8
 #endif
 #ifndef FALCON_SKETCH_SAMPLE_FACTOR
-#define FALCON_SKETCH_SAMPLE_FACTOR 20
+#define FALCON_SKETCH_SAMPLE_FACTOR 60
 #endif
 #ifndef FALCON_SKETCH_MIN_BLOCKS
-#define FALCON_SKETCH_MIN_BLOCKS 128
+#define FALCON_SKETCH_MIN_BLOCKS 256
+#endif
+#ifndef FALCON_SKETCH_SATURATED_VICTIMS
+#define FALCON_SKETCH_SATURATED_VICTIMS 64
 #endif
 
 class FrequencySketch {
  public:
+  static constexpr uint32_t kMaxCount = 15;
+
   // Sized for `entries` keys (>= 1); clears all counters.
   void Resize(uint64_t entries) {
     uint64_t blocks = (entries * FALCON_SKETCH_BYTES_PER_ENTRY + sizeof(Block) - 1) / sizeof(Block);
@@ -50,6 +58,7 @@ class FrequencySketch {
     sample_limit_ = FALCON_SKETCH_SAMPLE_FACTOR *
                     std::max<uint64_t>(entries, blocks * sizeof(Block) / FALCON_SKETCH_BYTES_PER_ENTRY);
     samples_ = 0;
+    saturated_victims_ = 0;
   }
   uint64_t sized_for() const { return sized_for_; }
   uint64_t bytes() const { return table_.size() * sizeof(Block); }
@@ -96,6 +105,23 @@ class FrequencySketch {
     }
   }
 
+  // Admission found its victim at kMaxCount: no candidate can beat it (a
+  // tie is rejected), so the counts have run out of range for this cache and
+  // workload -- the halving period is too long for them. After
+  // FALCON_SKETCH_SATURATED_VICTIMS such compares since the last halving,
+  // halves now. This lets the period be long enough to rank the flat tails
+  // of skewed workloads (a small cache at Zipf 0.8 needs 60x its capacity)
+  // without freezing the cache where hot keys saturate their counters
+  // (a small cache at Zipf 1.2, or a workload whose hot set changes).
+  // docs/cache.md, "Aging by saturation". Cost: a halving is one pass over
+  // the sketch (one word per entry); the next early one needs a victim that
+  // gained 8 more accesses, and the victim is the least popular main entry
+  // (at most 1/entries of the accesses), so early halvings cost at most
+  // about 1/8 of a word per access on any workload.
+  void SaturatedVictim() {
+    if (++saturated_victims_ >= FALCON_SKETCH_SATURATED_VICTIMS) Halve();
+  }
+
   // Halvings so far (wraps); the cache ages its per-entry hit counts by it.
   uint32_t epoch() const { return epoch_; }
 
@@ -137,6 +163,7 @@ class FrequencySketch {
       for (uint64_t& w : b.w) w = (w >> 1) & 0x7777777777777777ull;
     }
     samples_ /= 2;
+    saturated_victims_ = 0;
     epoch_ += 1;
   }
 
@@ -144,6 +171,7 @@ class FrequencySketch {
   uint64_t sized_for_ = 0;
   uint64_t sample_limit_ = 0;
   uint64_t samples_ = 0;
+  uint32_t saturated_victims_ = 0;
   uint32_t epoch_ = 0;
 };
 
