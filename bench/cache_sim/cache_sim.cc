@@ -19,9 +19,11 @@
 // long-lived keys (persons / categories). Output: one `RESULT` line per
 // figure.
 //
-// Usage: cache_sim [--quick] [--length=N] [--fixed-window] [--window=P]
-//   --quick: 200k-key cells only; --length: traces N x the key space (10);
-//   --fixed-window: no window adaptation; --window: initial window, % (1).
+// Usage: cache_sim [--quick] [--shift] [--length=N] [--fixed-window] [--window=P]
+//   --quick: 200k-key cells only; --shift: only Zipf traces whose popularity
+//   is re-drawn in phases (200k keys); --length: traces N x the key space
+//   (10); --fixed-window: no window adaptation; --window: initial window,
+//   % (1).
 
 #include <algorithm>
 #include <chrono>
@@ -92,6 +94,28 @@ std::vector<uint32_t> ZipfTrace(uint64_t keys, double alpha, uint64_t length, ui
   SplitMix rng{seed};
   std::vector<uint32_t> t(length);
   for (auto& x : t) x = zipf_out->Sample(rng);
+  return t;
+}
+
+// Zipf whose popularity moves: every `phase` accesses, `swaps` random pairs
+// of keys exchange their ranks (swaps = keys re-draws about 86% of them).
+// Not one of the traces: it shows what a halving period costs when
+// the hot set drifts.
+std::vector<uint32_t> ShiftingZipfTrace(uint64_t keys, double alpha, uint64_t length,
+                                        uint64_t phase, uint64_t swaps, uint64_t seed) {
+  Zipf zipf(keys, alpha);
+  SplitMix rng{seed};
+  std::vector<uint32_t> key_of_rank(keys);
+  for (uint64_t i = 0; i < keys; ++i) key_of_rank[i] = static_cast<uint32_t>(i);
+  std::vector<uint32_t> t(length);
+  for (uint64_t i = 0; i < length; ++i) {
+    if (i > 0 && i % phase == 0) {
+      for (uint64_t s = 0; s < swaps; ++s) {
+        std::swap(key_of_rank[rng.Next() % keys], key_of_rank[rng.Next() % keys]);
+      }
+    }
+    t[i] = key_of_rank[zipf.Sample(rng)];
+  }
   return t;
 }
 
@@ -205,14 +229,42 @@ double RunBelady(const std::vector<uint32_t>& trace, uint64_t keys, uint64_t cap
 
 }  // namespace
 
+// --shift: W-TinyLFU and LRU on shifting Zipf traces over 200k keys.
+int RunShift() {
+  const uint64_t keys = 200000;
+  for (double alpha : {0.8, 0.99}) {
+    for (double pct : {1.0, 10.0}) {
+      for (uint64_t phase : {uint64_t{200000}, uint64_t{1000000}}) {
+        for (double share : {0.1, 1.0}) {
+          std::vector<uint32_t> trace = ShiftingZipfTrace(
+              keys, alpha, keys * g_length, phase, uint64_t(share * keys), 99 + keys);
+          const uint64_t cap = static_cast<uint64_t>(double(keys) * pct / 100.0);
+          double ns;
+          const double w = RunCache(trace, CachePolicy::kWTinyLfu, cap, &ns);
+          const double l = RunCache(trace, CachePolicy::kLru, cap, &ns);
+          std::printf(
+              "RESULT hit_ratio trace=shifting_zipf keys=%llu alpha=%.2f cache=%g%% phase=%llu "
+              "swaps_per_key=%.1f wtinylfu=%.4f lru=%.4f wtinylfu_minus_lru=%+.4f\n",
+              (unsigned long long)keys, alpha, pct, (unsigned long long)phase, share, w, l, w - l);
+          std::fflush(stdout);
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   bool quick = false;
+  bool shift = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    if (std::strcmp(argv[i], "--shift") == 0) shift = true;
     if (std::strcmp(argv[i], "--fixed-window") == 0) g_climb = false;
     if (std::strncmp(argv[i], "--window=", 9) == 0) g_window_percent = std::atoi(argv[i] + 9);
     if (std::strncmp(argv[i], "--length=", 9) == 0) g_length = std::strtoull(argv[i] + 9, nullptr, 10);
   }
+  if (shift) return RunShift();
   std::vector<uint64_t> keyspaces = {200000};
   if (!quick) keyspaces.push_back(1000000);
   const double alphas[] = {0.8, 0.99, 1.2};
