@@ -114,10 +114,12 @@ class FrequencySketch {
   // without freezing the cache where hot keys saturate their counters
   // (a small cache at Zipf 1.2, or a workload whose hot set changes).
   // docs/cache.md, "Aging by saturation". Cost: a halving is one pass over
-  // the sketch (one word per entry); the next early one needs a victim that
-  // gained 8 more accesses, and the victim is the least popular main entry
-  // (at most 1/entries of the accesses), so early halvings cost at most
-  // about 1/8 of a word per access on any workload.
+  // the sketch (about one word per entry). After it a saturated count needs
+  // 8 more increments, and the victim is the main area's least valuable
+  // entry, roughly 1/entries of the accesses or fewer; so early halvings
+  // should cost around 1/8 of a word per access at most. An estimate, not a
+  // bound: count-min collisions can raise a victim's count without accesses
+  // (then the halving is what clears them).
   void SaturatedVictim() {
     if (++saturated_victims_ >= FALCON_SKETCH_SATURATED_VICTIMS) Halve();
   }
