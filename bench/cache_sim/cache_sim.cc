@@ -19,11 +19,15 @@
 // long-lived keys (persons / categories). Output: one `RESULT` line per
 // figure.
 //
-// Usage: cache_sim [--quick] [--shift] [--length=N] [--fixed-window] [--window=P]
+// Usage: cache_sim [--quick] [--shift] [--length=N] [--seed=S] [--fixed-window]
+//                  [--window=P]
 //   --quick: 200k-key cells only; --shift: only Zipf traces whose popularity
 //   is re-drawn in phases (200k keys); --length: traces N x the key space
-//   (10); --fixed-window: no window adaptation; --window: initial window,
-//   % (1).
+//   (10); --seed: another set of Zipf and recency traces (0, the default,
+//   gives the traces of docs/benchmarks.md's main tables; S > 0 seeds them
+//   with 42000 + S + keys and 7000 + S + keys instead of 42 + keys and
+//   7 + keys); --fixed-window: no window adaptation; --window: initial
+//   window, % (1).
 
 #include <algorithm>
 #include <chrono>
@@ -46,6 +50,7 @@ double g_last_window = 0;
 double g_mean_window = 0;  // over the measured part, sampled every 1024 accesses
 uint64_t g_length = 10;    // trace length in multiples of the key space
 uint32_t g_window_percent = 1;
+uint64_t g_seed = 0;  // 0: the documented traces; see --seed
 
 using falcon::CacheOptions;
 using falcon::CachePolicy;
@@ -263,7 +268,11 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--fixed-window") == 0) g_climb = false;
     if (std::strncmp(argv[i], "--window=", 9) == 0) g_window_percent = std::atoi(argv[i] + 9);
     if (std::strncmp(argv[i], "--length=", 9) == 0) g_length = std::strtoull(argv[i] + 9, nullptr, 10);
+    if (std::strncmp(argv[i], "--seed=", 7) == 0)
+      g_seed = std::strtoull(argv[i] + 7, nullptr, 10);
   }
+  const uint64_t zipf_seed = g_seed == 0 ? 42 : 42000 + g_seed;
+  const uint64_t recency_seed = g_seed == 0 ? 7 : 7000 + g_seed;
   if (shift) return RunShift();
   std::vector<uint64_t> keyspaces = {200000};
   if (!quick) keyspaces.push_back(1000000);
@@ -274,7 +283,8 @@ int main(int argc, char** argv) {
   for (uint64_t keys : keyspaces) {
     for (double alpha : alphas) {
       Zipf zipf(1, 1.0);
-      std::vector<uint32_t> trace = ZipfTrace(keys, alpha, keys * g_length, 42 + keys, &zipf);
+      std::vector<uint32_t> trace =
+          ZipfTrace(keys, alpha, keys * g_length, zipf_seed + keys, &zipf);
       for (double pct : pcts) {
         uint64_t cap = static_cast<uint64_t>(double(keys) * pct / 100.0);
         double ns_w, ns_l;
@@ -300,7 +310,8 @@ int main(int argc, char** argv) {
     }
   }
   for (uint64_t keys : keyspaces) {
-    std::vector<uint32_t> trace = RecencyTrace(keys, keys * g_length, 7 + keys);
+    std::vector<uint32_t> trace =
+        RecencyTrace(keys, keys * g_length, recency_seed + keys);
     for (double pct : {1.0, 10.0}) {
       uint64_t cap = static_cast<uint64_t>(double(keys) * pct / 100.0);
       double ns_w, ns_l;
