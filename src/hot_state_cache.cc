@@ -62,11 +62,26 @@ constexpr double kClimbStep = FALCON_CLIMB_STEP;  // share of the capacity, up
 constexpr double kClimbDownRatio = FALCON_CLIMB_DOWN_RATIO;
 constexpr uint64_t kClimbMinPeriod = FALCON_CLIMB_MIN_PERIOD;  // gets
 // Window adaptation (GhostAdapt): each ghost remembers about 1/16 of the
-// capacity in keys (at least 16); the macros exist so bench/cache_sim can be
-// rebuilt with other values.
+// capacity in keys (at least 16); a rejected key's return votes for a larger
+// window only while the sketch counts it below 8, half its maximum. The
+// macros exist so bench/cache_sim can be rebuilt with other values (16 for
+// the vote limit: every return votes, as before 2026-12-02).
 #ifndef FALCON_GHOST_DIV
 #define FALCON_GHOST_DIV 16
 #endif
+#ifndef FALCON_GROW_VOTE_MAX_COUNT
+#define FALCON_GROW_VOTE_MAX_COUNT 8
+#endif
+constexpr uint32_t kGrowVoteMaxCount = FALCON_GROW_VOTE_MAX_COUNT;
+
+// How many of the hits of one pass through the window count as frequency
+// (CountWindowPass): one. 15, the hit count's maximum, counts them all, as
+// before 2026-12-02; the macro exists so bench/cache_sim can be rebuilt that
+// way.
+#ifndef FALCON_WINDOW_PASS_HITS
+#define FALCON_WINDOW_PASS_HITS 1
+#endif
+constexpr uint32_t kWindowPassHits = FALCON_WINDOW_PASS_HITS;
 #ifndef FALCON_GHOST_MIN
 #define FALCON_GHOST_MIN 16
 #endif
@@ -571,6 +586,39 @@ void HotStateCache::FoldHits(Entry* e, uint64_t hash) {
   e->vword = (e->vword & ~(kHitsMask | kEpochMask)) | ((epoch & 3) << kEpochShift);
 }
 
+// The window counts at most one access per pass as frequency (a pass: from
+// the entry's insertion or last second chance to the window's head): whether
+// the key was reused, not how often. Hits in the window are a burst -- a new
+// key is hot right after it arrives -- and the window pays them out already,
+// by keeping the entry for another pass. Counted in full, a burst let a key
+// that had gone cold outrank keys with a steady rate: on the recency trace
+// (new auctions hot for a while, a stationary popular set beside them) the
+// main area filled with aged auctions, and the best the window could do was
+// grow to the whole cache, a CLOCK, which trails LRU there. A key hit in
+// many passes still builds up its count, one per pass, so a large window
+// still hands hot keys' frequency to admission (WTinyLfuWindowFollowsThe-
+// Workload). Hits in the main area count in full. docs/cache.md, "One count
+// per window pass".
+void HotStateCache::CountWindowPass(Entry* e) {
+  if (kWindowPassHits >= 15) return;  // every hit stays pending, as before
+  const uint32_t epoch = sketch_->epoch();
+  const uint32_t h = e->hits(epoch);
+  if (h == 0) return;
+  sketch_->Add(e->Hash(), std::min(h, kWindowPassHits));
+  e->vword =
+      (e->vword & ~(kHitsMask | kEpochMask)) | ((epoch & 3) << kEpochShift);
+}
+
+// An entry leaving the window has no hits in its last pass (it would have
+// had a second chance), unless writes counted without a get; those count
+// once, as a pass's hits do. Admit folds what is left.
+void HotStateCache::CapWindowPassHits(Entry* e) {
+  const uint32_t epoch = sketch_->epoch();
+  if (e->hits(epoch) <= kWindowPassHits) return;
+  e->vword = (e->vword & ~(kHitsMask | kEpochMask)) |
+             (kWindowPassHits << kHitsShift) | ((epoch & 3) << kEpochShift);
+}
+
 void HotStateCache::Evict(Entry* e) {
   states_[e->state()].stats.evictions += 1;
   // The key's history outlives the entry (an entry Admit just looked at has
@@ -629,6 +677,7 @@ Status HotStateCache::MakeRoom() {
         // before that one was inserted (as in an LRU window), so a 1-entry
         // window keeps the entry just written rather than the older one.
         e->vword &= ~kRefBit;
+        CountWindowPass(e);
         if (newest_ != nullptr && newest_ != e && newest_->queue() == kWindow) {
           Unlink(e);
           InsertBefore(kWindow, newest_, e);
@@ -638,6 +687,7 @@ Status HotStateCache::MakeRoom() {
         continue;
       }
       Unlink(e);
+      CapWindowPassHits(e);
       PushTail(kProbation, e);
       if (cand == nullptr) cand = e;
     }
@@ -869,9 +919,20 @@ void HotStateCache::ClimbStep() {
 // space on either side. Every miss is evidence, which makes this far less
 // noisy than comparing the hit ratios of consecutive periods, and hits pay
 // nothing for it. Measured in docs/cache.md ("Eviction policy").
+//
+// A rejected key that the sketch counts often (kGrowVoteMaxCount, half the
+// maximum, or more; the count includes this miss) does not vote: it lost
+// admission to a main-area victim that was counted as often, so what would
+// have kept it is a larger main area, not a larger window. Without that
+// limit, once a window pass counted one access (CountWindowPass), a large
+// window could not shrink back when the workload turned to frequency: the
+// hot keys, counted once per pass, lost admission, came back, and voted the
+// window up (WTinyLfuWindowFollowsTheWorkload: the window stayed at
+// 0.93-0.99).
 void HotStateCache::GhostAdapt(uint64_t hash) {
   double step;
-  if (ghost_rejected_->Contains(hash)) {
+  if (ghost_rejected_->Contains(hash) &&
+      sketch_->Frequency(hash) < kGrowVoteMaxCount) {
     step = 1.0;
     ++ghost_grow_hits_;
   } else if (ghost_victims_->Contains(hash)) {

@@ -455,7 +455,13 @@ TEST_P(HotStateCacheTest, WriteBackDirtyHonoursTheBound) {
   uint64_t all = c.dirty_bytes();
   ASSERT_TRUE(c.WriteBackDirty(all / 2).ok());
   EXPECT_LE(c.dirty_bytes(), all / 2);
-  EXPECT_GT(c.dirty_bytes(), all / 2 - HotStateCache::ChargeFor(3, 5) - 1);
+  // It stops within one entry of the bound. An entry's charge is what
+  // malloc_usable_size reports, which can be one 16-byte granule above
+  // ChargeFor when glibc hands out a chunk whose remainder was too small to
+  // split (it depends on the heap's state: under ctest, 24 of these 100 entries
+  // were).
+  EXPECT_GT(c.dirty_bytes(),
+            all / 2 - (HotStateCache::ChargeFor(3, 5) + 16) - 1);
   EXPECT_EQ(c.entries(), 100u);
   EXPECT_EQ(sink.out.size(), 100u - c.Stats(0).dirty_entries);
   ASSERT_TRUE(c.WriteBackDirty(0).ok());
@@ -788,11 +794,14 @@ TEST(HotStateCachePolicy, WTinyLfuWindowFollowsTheWorkload) {
 // The recency trace of bench/cache_sim at 200k keys, cache 10%: new auctions
 // keep arriving (one per 10 reads), 80% of reads go to recent ones
 // (geometric age, mean 2,000 auctions), 20% to 20k long-lived keys with Zipf
-// 0.8 popularity. LRU suits it; W-TinyLFU needs a window of most of the
-// cache, and its ghosts grow the window one entry per ghost hit, which took
-// most of the trace at this size. The boost (many entries per batch of
-// one-sided ghost hits while the climber's hit ratio agrees) gets there in
-// time. Counted: the second half of a trace 10x the key space.
+// 0.8 popularity. W-TinyLFU needs a large window for the auctions and a main
+// area for the steady keys; its ghosts grow the window one entry per ghost
+// hit, which took most of the trace at this size, and the boost (many
+// entries per batch of one-sided ghost hits while the climber's hit ratio
+// agrees) gets there in time. The main area keeps the steady keys only
+// because a pass through the window counts once (an auction's burst of hits
+// would outrank them). Counted: the second half of a trace 10x the key
+// space.
 double RecencyHitRatio(CachePolicy policy, double* window) {
   const int keys = 200000, long_lived = keys / 10, auctions = keys - long_lived;
   const int accesses = 10 * keys;
@@ -837,10 +846,15 @@ TEST(HotStateCachePolicy, WTinyLfuKeepsUpWithLruOnRecency) {
   const double wtinylfu = RecencyHitRatio(CachePolicy::kWTinyLfu, &window);
   const double lru = RecencyHitRatio(CachePolicy::kLru, &lru_window);
   std::printf("recency: W-TinyLFU %.4f (window %.3f), LRU %.4f\n", wtinylfu, window, lru);
-  // Within a point of LRU (the boost: -0.3, without it -0.6; the window is what tells them
-  // apart, with a margin that does not depend on the last bits of std::log and std::pow).
-  EXPECT_GE(wtinylfu, lru - 0.01);
-  EXPECT_GE(window, 0.8);
+  // No worse than LRU: +0.4 points with one count per window pass; counting
+  // every window hit, W-TinyLFU was 0.3 points below LRU here (0.6 without the
+  // ghosts' boost).
+  EXPECT_GE(wtinylfu, lru);
+  // Neither a 1% window (13-50 points below LRU on this trace) nor the whole
+  // cache (a CLOCK, which is where counting every window hit left it): the main
+  // area keeps the steady keys.
+  EXPECT_GT(window, 0.2);
+  EXPECT_LT(window, 0.95);
 }
 
 // Hits only set a referenced bit; the window's second chance re-queues a
