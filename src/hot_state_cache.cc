@@ -69,6 +69,9 @@ constexpr uint64_t kClimbMinPeriod = FALCON_CLIMB_MIN_PERIOD;  // gets
 #ifndef FALCON_GHOST_DIV
 #define FALCON_GHOST_DIV 16
 #endif
+#ifndef FALCON_GHOST_MIN
+#define FALCON_GHOST_MIN 16
+#endif
 #ifndef FALCON_GROW_VOTE_MAX_COUNT
 #define FALCON_GROW_VOTE_MAX_COUNT 8
 #endif
@@ -82,9 +85,6 @@ constexpr uint32_t kGrowVoteMaxCount = FALCON_GROW_VOTE_MAX_COUNT;
 #define FALCON_WINDOW_PASS_HITS 1
 #endif
 constexpr uint32_t kWindowPassHits = FALCON_WINDOW_PASS_HITS;
-#ifndef FALCON_GHOST_MIN
-#define FALCON_GHOST_MIN 16
-#endif
 
 // The ghosts' boost (GhostAdapt): per batch of 256 ghost hits, if one side
 // won by more than 3 sigma (48 net hits) and the climber's last period
@@ -597,8 +597,10 @@ void HotStateCache::FoldHits(Entry* e, uint64_t hash) {
 // grow to the whole cache, a CLOCK, which trails LRU there. A key hit in
 // many passes still builds up its count, one per pass, so a large window
 // still hands hot keys' frequency to admission (WTinyLfuWindowFollowsThe-
-// Workload). Hits in the main area count in full. docs/cache.md, "One count
-// per window pass".
+// Workload). Hits in the main area count in full. Every counted hit also
+// sets the referenced bit, so a window entry's pending hits all meet a second
+// chance here, and an entry leaving the window has none. docs/cache.md, "One
+// count per window pass".
 void HotStateCache::CountWindowPass(Entry* e) {
   if (kWindowPassHits >= 15) return;  // every hit stays pending, as before
   const uint32_t epoch = sketch_->epoch();
@@ -607,16 +609,6 @@ void HotStateCache::CountWindowPass(Entry* e) {
   sketch_->Add(e->Hash(), std::min(h, kWindowPassHits));
   e->vword =
       (e->vword & ~(kHitsMask | kEpochMask)) | ((epoch & 3) << kEpochShift);
-}
-
-// An entry leaving the window has no hits in its last pass (it would have
-// had a second chance), unless writes counted without a get; those count
-// once, as a pass's hits do. Admit folds what is left.
-void HotStateCache::CapWindowPassHits(Entry* e) {
-  const uint32_t epoch = sketch_->epoch();
-  if (e->hits(epoch) <= kWindowPassHits) return;
-  e->vword = (e->vword & ~(kHitsMask | kEpochMask)) |
-             (kWindowPassHits << kHitsShift) | ((epoch & 3) << kEpochShift);
 }
 
 void HotStateCache::Evict(Entry* e) {
@@ -687,7 +679,6 @@ Status HotStateCache::MakeRoom() {
         continue;
       }
       Unlink(e);
-      CapWindowPassHits(e);
       PushTail(kProbation, e);
       if (cand == nullptr) cand = e;
     }

@@ -57,10 +57,11 @@
 //   the capacity each). A miss found in the first grows the window by one
 //   entry, unless the sketch counts the key at 8 or more (then a larger main
 //   area, not a larger window, would have kept it); a miss found in the
-//   second shrinks it by one (ARC's idea applied to the window). It took over from a hill climber on the hit ratios of
-//   consecutive periods, whose per-period noise exceeded one step's effect:
-//   with the ghosts, 2 more Zipf cells reach 95% of the bound and the 1%
-//   recency cells went from below LRU to above it. The climber still runs,
+//   second shrinks it by one (ARC's idea applied to the window). It took
+//   over from a hill climber on the hit ratios of consecutive periods,
+//   whose per-period noise exceeded one step's effect: with the ghosts, 2
+//   more Zipf cells reach 95% of the bound and the 1% recency cells went
+//   from below LRU to above it. The climber still runs,
 //   with steps of 1/128 (up) and 1/64 (down) of the capacity: the ghosts
 //   cannot tell when a large window should shrink again (both sides hold
 //   equally hot keys), the slow downward drift of the climber can. When a
@@ -350,7 +351,6 @@ class HotStateCache {
   void BumpHits(Entry* e);
   void FoldHits(Entry* e, uint64_t hash);
   void CountWindowPass(Entry* e);
-  void CapWindowPassHits(Entry* e);
   bool OverCapacity() const;
   void RefreshQuota();
   void ApplyCapacity(uint64_t bytes, uint64_t entries);
