@@ -101,6 +101,13 @@ constexpr uint32_t kBoostBatch = 256;             // ghost hits
 constexpr double kBoostSigma = 16.0;              // sqrt(kBoostBatch)
 constexpr double kBoostSigmas = 3.0;
 constexpr double kBoostGain = FALCON_BOOST_GAIN;  // entries per net ghost hit
+// Below this window fraction a batch won by the rejected-key side boosts the
+// window without the climber's agreement (GhostAdapt). 0 restores the boost
+// of before 2026-12-02 (the climber must always agree).
+#ifndef FALCON_UNCONFIRMED_GROW_BELOW
+#define FALCON_UNCONFIRMED_GROW_BELOW 0.5
+#endif
+constexpr double kUnconfirmedGrowBelow = FALCON_UNCONFIRMED_GROW_BELOW;
 
 // Entry::vword: value length (24 bits), hits (4), hit epoch (2), referenced,
 // absent. Hits: the W-TinyLFU accesses of a cached entry not yet added to
@@ -940,12 +947,23 @@ void HotStateCache::GhostAdapt(uint64_t hash) {
   // ratio over its last period) agrees: the ghosts measure the marginal
   // value of space locally, and with a large window and a tiny main area the
   // rejected-key ghost wins even when a smaller window would be better
-  // overall (WTinyLfuWindowFollowsTheWorkload). docs/cache.md.
+  // overall (WTinyLfuWindowFollowsTheWorkload, before the grow-vote limit).
+  // That trap needs a main area smaller than the window, so below half the
+  // cache (kUnconfirmedGrowBelow) a batch won by the rejected-key side
+  // boosts without the climber. It matters right after the cache first
+  // fills: the hit ratio then falls for reasons that are not the window's
+  // (the main area holds whatever arrived while nothing was contested), the
+  // climber turns around every period, and its agreement never came while
+  // new keys kept losing admission. docs/cache.md, "Growing the window
+  // without the climber".
   if (ghost_grow_hits_ + ghost_shrink_hits_ >= kBoostBatch) {
     const double net = double(ghost_grow_hits_) - double(ghost_shrink_hits_);
     ghost_grow_hits_ = ghost_shrink_hits_ = 0;
-    if (climb_confirmed_ && ((net > kBoostSigmas * kBoostSigma && climb_dir_ > 0) ||
-                             (net < -kBoostSigmas * kBoostSigma && climb_dir_ < 0))) {
+    const bool grow = net > kBoostSigmas * kBoostSigma;
+    const bool shrink = net < -kBoostSigmas * kBoostSigma;
+    if ((grow && (window_frac_ < kUnconfirmedGrowBelow ||
+                  (climb_confirmed_ && climb_dir_ > 0))) ||
+        (shrink && climb_confirmed_ && climb_dir_ < 0)) {
       step += kBoostGain * net;
     }
   }

@@ -797,14 +797,21 @@ TEST(HotStateCachePolicy, WTinyLfuWindowFollowsTheWorkload) {
 // 0.8 popularity. W-TinyLFU needs a large window for the auctions and a main
 // area for the steady keys; its ghosts grow the window one entry per ghost
 // hit, which took most of the trace at this size, and the boost (many
-// entries per batch of one-sided ghost hits while the climber's hit ratio
-// agrees) gets there in time. The main area keeps the steady keys only
-// because a pass through the window counts once (an auction's burst of hits
-// would outrank them). Counted: the second half of a trace 10x the key
-// space.
-double RecencyHitRatio(CachePolicy policy, double* window) {
+// entries per batch of one-sided ghost hits) gets there in time. The main
+// area keeps the steady keys only because a pass through the window counts
+// once (an auction's burst of hits would outrank them). Counted: the second
+// half of a trace 10x the key space, and, separately, accesses 150,000 to
+// 250,000, right after the cache first fills.
+struct RecencyRun {
+  double hit_ratio = 0;             // second half
+  double after_fill_hit_ratio = 0;  // accesses [150k, 250k)
+  double window = 0;                // at the end
+};
+
+RecencyRun RunRecency(CachePolicy policy) {
   const int keys = 200000, long_lived = keys / 10, auctions = keys - long_lived;
   const int accesses = 10 * keys;
+  const int after_fill_begin = 150000, after_fill_end = 250000;
   std::vector<double> zipf_cdf(long_lived);
   double sum = 0;
   for (int k = 0; k < long_lived; ++k) zipf_cdf[k] = (sum += std::pow(k + 1.0, -0.8));
@@ -816,7 +823,7 @@ double RecencyHitRatio(CachePolicy policy, double* window) {
     return double(x >> 11) * (1.0 / 9007199254740992.0);
   };
   const double log_keep = std::log(1.0 - 1.0 / 2000);
-  int hits = 0;
+  int hits = 0, after_fill_hits = 0;
   char key[16];
   for (int i = 0; i < accesses; ++i) {
     const int newest = std::min(auctions - 1, int(int64_t{i} * auctions / accesses));
@@ -832,29 +839,44 @@ double RecencyHitRatio(CachePolicy policy, double* window) {
     const std::string_view k(key, sizeof(id));
     if (c.Get(0, k).kind == Lookup::kHit) {
       hits += i >= accesses / 2 ? 1 : 0;
+      after_fill_hits += i >= after_fill_begin && i < after_fill_end ? 1 : 0;
     } else if (!c.Fill(0, k, "v").ok()) {
       ADD_FAILURE() << "fill failed";
       break;
     }
   }
-  *window = c.window_fraction();
-  return double(hits) / double(accesses - accesses / 2);
+  RecencyRun run;
+  run.hit_ratio = double(hits) / double(accesses - accesses / 2);
+  run.after_fill_hit_ratio =
+      double(after_fill_hits) / double(after_fill_end - after_fill_begin);
+  run.window = c.window_fraction();
+  return run;
 }
 
 TEST(HotStateCachePolicy, WTinyLfuKeepsUpWithLruOnRecency) {
-  double window = 0, lru_window = 0;
-  const double wtinylfu = RecencyHitRatio(CachePolicy::kWTinyLfu, &window);
-  const double lru = RecencyHitRatio(CachePolicy::kLru, &lru_window);
-  std::printf("recency: W-TinyLFU %.4f (window %.3f), LRU %.4f\n", wtinylfu, window, lru);
+  const RecencyRun wtinylfu = RunRecency(CachePolicy::kWTinyLfu);
+  const RecencyRun lru = RunRecency(CachePolicy::kLru);
+  std::printf(
+      "recency: W-TinyLFU %.4f (window %.3f), LRU %.4f; after filling %.4f vs "
+      "%.4f\n",
+      wtinylfu.hit_ratio, wtinylfu.window, lru.hit_ratio,
+      wtinylfu.after_fill_hit_ratio, lru.after_fill_hit_ratio);
   // No worse than LRU: +0.4 points with one count per window pass; counting
   // every window hit, W-TinyLFU was 0.3 points below LRU here (0.6 without the
   // ghosts' boost).
-  EXPECT_GE(wtinylfu, lru);
+  EXPECT_GE(wtinylfu.hit_ratio, lru.hit_ratio);
   // Neither a 1% window (13-50 points below LRU on this trace) nor the whole
   // cache (a CLOCK, which is where counting every window hit left it): the main
   // area keeps the steady keys.
-  EXPECT_GT(window, 0.2);
-  EXPECT_LT(window, 0.95);
+  EXPECT_GT(wtinylfu.window, 0.2);
+  EXPECT_LT(wtinylfu.window, 0.95);
+  // Right after the cache fills, the main area holds whatever arrived while
+  // nothing was contested, new auctions lose admission, and only a larger
+  // window helps; the climber cannot tell (the hit ratio falls whatever the
+  // window does). Growing the window on the ghosts' evidence alone while it
+  // is below half the cache keeps that dip to 2.0 points below LRU; with the
+  // climber's agreement required, it was 6.6.
+  EXPECT_GT(wtinylfu.after_fill_hit_ratio, lru.after_fill_hit_ratio - 0.04);
 }
 
 // Hits only set a referenced bit; the window's second chance re-queues a
