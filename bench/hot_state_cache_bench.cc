@@ -77,10 +77,17 @@ struct Fixture {
   DiscardSink sink;
   std::unique_ptr<HotStateCache> cache;
   uint64_t n;
-  Fixture(CachePolicy policy, uint64_t entries, size_t key_len, size_t value_len) : n(entries) {
+  Fixture(CachePolicy policy, uint64_t entries, size_t key_len,
+          size_t value_len, bool arena = true)
+      : n(entries) {
     CacheOptions o;
     o.policy = policy;
-    o.max_bytes = uint64_t{1} << 40;
+    o.block_arena = arena;
+    // A full cache: the entry cap and the bytes those entries are charged
+    // (one 16-byte granule of slack for malloc's rounding) coincide, so the
+    // capacity -- which decides whether the arena asks for huge pages -- is
+    // what a quota holding exactly these entries would be.
+    o.max_bytes = entries * (HotStateCache::ChargeFor(key_len, value_len) + 16);
     o.max_entries = entries;
     cache.reset(new HotStateCache(o, &sink));
     std::string value(value_len, 'v');
@@ -112,8 +119,11 @@ void BM_Cache(benchmark::State& state) {
   const uint64_t entries = state.range(1);
   const size_t key_len = state.range(2);
   const size_t value_len = state.range(3);
-  const CachePolicy policy = static_cast<CachePolicy>(state.range(4));
-  Fixture f(policy, entries, key_len, value_len);
+  // 0: W-TinyLFU, 1: LRU, 2: W-TinyLFU with every block from malloc.
+  const int variant = static_cast<int>(state.range(4));
+  const CachePolicy policy =
+      variant == 1 ? CachePolicy::kLru : CachePolicy::kWTinyLfu;
+  Fixture f(policy, entries, key_len, value_len, /*arena=*/variant != 2);
   const std::vector<uint32_t> order = RandomOrder(entries, 1 << 16);
   std::string value(value_len, 'w');
   char out[512];
@@ -236,6 +246,11 @@ void BM_SlotThenBlockFloor(benchmark::State& state) {
   for (char* b : blocks) std::free(b);
 }
 
+const char* VariantName(int variant) {
+  static const char* names[] = {"wtinylfu", "lru", "wtinylfu_malloc"};
+  return names[variant];
+}
+
 const char* OpName(int op) {
   static const char* names[] = {"get_hit",      "get_miss", "put_new",
                                 "put_existing", "get_put",  "get_hit_chained"};
@@ -253,16 +268,16 @@ void Register() {
       ->Arg(1000000)
       ->ArgNames({"entries"})
       ->MinTime(0.1);
-  for (int policy : {0, 1}) {
+  for (int policy : {0, 1, 2}) {
     for (int op = 0; op < kOpCount; ++op) {
       for (int64_t entries : {10000, 1000000}) {
         for (int64_t k : {16, 32}) {
           for (int64_t v : {64, 256}) {
-            // LRU, get_put and get_hit_chained: one size
-            if ((policy == 1 || op >= kGetPut) && !(k == 16 && v == 64))
+            // LRU, malloc blocks, get_put and get_hit_chained: one size
+            if ((policy != 0 || op >= kGetPut) && !(k == 16 && v == 64))
               continue;
-            std::string name = std::string(OpName(op)) + "/" +
-                               (policy == 0 ? "wtinylfu" : "lru");
+            std::string name =
+                std::string(OpName(op)) + "/" + VariantName(policy);
             benchmark::RegisterBenchmark(name.c_str(), BM_Cache)
                 ->Args({op, entries, k, v, policy})
                 ->ArgNames({"op", "entries", "key", "value", "policy"})
@@ -295,17 +310,55 @@ class ResultReporter : public benchmark::ConsoleReporter {
   std::map<std::string, std::pair<double, double>> singles;
 };
 
+// This process's AnonHugePages (kB) from /proc/self/smaps_rollup; -1 if
+// unknown.
+long AnonHugeKib() {
+  std::FILE* f = std::fopen("/proc/self/smaps_rollup", "r");
+  if (f == nullptr) return -1;
+  char line[256];
+  long kib = -1;
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    if (std::sscanf(line, "AnonHugePages: %ld kB", &kib) == 1) break;
+  }
+  std::fclose(f);
+  return kib;
+}
+
+// Whether the 1M-entry cache's blocks really got huge pages (the kernel may
+// refuse: THP "never", or no free 2 MiB page).
+void PrintHugePages() {
+  for (bool arena : {true, false}) {
+    const long before = AnonHugeKib();
+    Fixture f(CachePolicy::kWTinyLfu, 1000000, 16, 64, arena);
+    const long after = AnonHugeKib();
+    std::printf(
+        "RESULT huge_pages blocks=%s entries=1000000 key=16 value=64 "
+        "block_mib=%.1f "
+        "anon_huge_pages_mib=%.1f\n",
+        arena ? "arena" : "malloc",
+        double(f.cache->bytes() -
+               1000000 * HotStateCache::kEntryOverheadBytes) /
+            (1 << 20),
+        before < 0 || after < 0 ? -1.0 : double(after - before) / 1024);
+  }
+}
+
 void PrintOverhead() {
   for (size_t k : {16, 32}) {
     for (size_t v : {64, 256}) {
-      const uint64_t n = 100000;
-      Fixture f(CachePolicy::kWTinyLfu, n, k, v);
-      uint64_t real = f.cache->AllocatedBytes() - n * (k + v);
-      std::printf("RESULT per_entry_overhead key=%zu value=%zu entries=%llu real_bytes=%.1f "
-                  "charged_bytes=%llu target=48 met=%s\n",
-                  k, v, (unsigned long long)n, double(real) / n,
-                  (unsigned long long)(HotStateCache::ChargeFor(k, v) - k - v),
-                  double(real) / n <= 48 ? "yes" : "no");
+      for (uint64_t n : {100000, 1000000}) {
+        if (n == 1000000 && !(k == 16 && v == 64))
+          continue;  // the huge-page case: one size
+        Fixture f(CachePolicy::kWTinyLfu, n, k, v);
+        uint64_t real = f.cache->AllocatedBytes() - n * (k + v);
+        std::printf(
+            "RESULT per_entry_overhead key=%zu value=%zu entries=%llu "
+            "real_bytes=%.1f "
+            "charged_bytes=%llu target=48 met=%s\n",
+            k, v, (unsigned long long)n, double(real) / n,
+            (unsigned long long)(HotStateCache::ChargeFor(k, v) - k - v),
+            double(real) / n <= 48 ? "yes" : "no");
+      }
     }
   }
   // Worst and mean over key+value sizes 8..263 (allocator rounding varies).
@@ -337,17 +390,19 @@ int main(int argc, char** argv) {
     auto s = reporter.singles.find(base);
     return s != reporter.singles.end() ? s->second : std::make_pair(-1.0, -1.0);
   };
-  for (int policy : {0, 1}) {
+  for (int policy : {0, 1, 2}) {
     for (int op = 0; op < kOpCount; ++op) {
       for (int64_t entries : {10000, 1000000}) {
         for (int64_t k : {16, 32}) {
           for (int64_t v : {64, 256}) {
-            if ((policy == 1 || op >= kGetPut) && !(k == 16 && v == 64))
+            if ((policy != 0 || op >= kGetPut) && !(k == 16 && v == 64))
               continue;
-            std::string base = std::string(OpName(op)) + "/" + (policy == 0 ? "wtinylfu" : "lru") +
-                               "/op:" + std::to_string(op) + "/entries:" + std::to_string(entries) +
-                               "/key:" + std::to_string(k) + "/value:" + std::to_string(v) +
-                               "/policy:" + std::to_string(policy) + "/min_time:0.100";
+            std::string base =
+                std::string(OpName(op)) + "/" + VariantName(policy) +
+                "/op:" + std::to_string(op) +
+                "/entries:" + std::to_string(entries) +
+                "/key:" + std::to_string(k) + "/value:" + std::to_string(v) +
+                "/policy:" + std::to_string(policy) + "/min_time:0.100";
             auto times = get(base);
             double ns = times.second;  // CPU time: the machine is shared
             if (ns < 0) continue;
@@ -360,10 +415,11 @@ int main(int argc, char** argv) {
               target = buf;
             }
             std::printf(
-                "RESULT %s policy=%s entries=%lld key=%lld value=%lld median_cpu_ns=%.1f "
+                "RESULT %s policy=%s entries=%lld key=%lld value=%lld "
+                "median_cpu_ns=%.1f "
                 "median_real_ns=%.1f%s\n",
-                OpName(op), policy == 0 ? "wtinylfu" : "lru", (long long)entries, (long long)k,
-                (long long)v, ns, times.first, target.c_str());
+                OpName(op), VariantName(policy), (long long)entries,
+                (long long)k, (long long)v, ns, times.first, target.c_str());
           }
         }
       }
@@ -381,6 +437,7 @@ int main(int argc, char** argv) {
     }
   }
   PrintOverhead();
+  PrintHugePages();
   benchmark::Shutdown();
   return 0;
 }

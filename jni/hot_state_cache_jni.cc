@@ -196,7 +196,7 @@ jint PendingCode(NativeCache* nc) {
 jlong Create(JNIEnv* env, jclass, jint policy, jlong max_bytes,
              jlong max_entries, jdouble bypass_threshold, jint bypass_window,
              jint bypass_probe_interval, jlong lease, jlong dirty_cap,
-             jlong dirty_low_water) {
+             jlong dirty_low_water, jboolean huge_pages) {
   std::unique_ptr<BudgetLease> owned_lease(lease == 0 ? nullptr
                                                       : FromHandle<BudgetLease>(lease));
   return GuardJni<jlong>(env, 0, [&]() -> jlong {
@@ -220,6 +220,7 @@ jlong Create(JNIEnv* env, jclass, jint policy, jlong max_bytes,
     options.bypass_threshold = bypass_threshold;
     options.bypass_window = static_cast<uint32_t>(bypass_window);
     options.bypass_probe_interval = static_cast<uint32_t>(bypass_probe_interval);
+    options.huge_pages = huge_pages == JNI_TRUE;
     auto nc = std::make_unique<NativeCache>();
     nc->lease = std::move(owned_lease);
     nc->dirty_cap = static_cast<uint64_t>(dirty_cap);
@@ -541,7 +542,7 @@ jlong ChargeFor(JNIEnv* env, jclass, jint key_size, jint value_size) {
 
 bool RegisterHotStateCache(JNIEnv* env) {
   static const JNINativeMethod kMethods[] = {
-      FALCON_NATIVE("nativeCreate", "(IJJDIIJJJ)J", Create),
+      FALCON_NATIVE("nativeCreate", "(IJJDIIJJJZ)J", Create),
       FALCON_NATIVE("nativeShrinkToQuota", "(J)I", ShrinkToQuota),
       FALCON_NATIVE("nativeQuota", "(J[J)V", Quota),
       FALCON_NATIVE("nativeDispose", "(J)V", Dispose),

@@ -1,9 +1,10 @@
 // Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
 //
 // HotStateCache implementation. Layout (docs/cache.md):
-//  * one malloc'd block per entry: a 24-byte header (queue links, value
-//    length and flags, key length, state id, queue, dirty and referenced
-//    bits), then the key, then the value;
+//  * one block per entry: a 24-byte header (queue links, value length and
+//    flags, key length, state id, queue, dirty and referenced bits), then
+//    the key, then the value; blocks of up to 1 KiB from the arena
+//    (cache/block_arena.h), larger ones from malloc;
 //  * the index: an open-addressing table of 8-byte slots (Robin Hood linear
 //    probing, backward-shift deletion), each holding the block pointer, an
 //    8-bit hash tag and the probe distance, so a lookup reads one slot line
@@ -21,14 +22,15 @@
 #include "falcon/hot_state_cache.h"
 
 #include <malloc.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <xxhash.h>
 
+#include "cache/block_arena.h"
 #include "cache/bytes.h"
 #include "cache/cache_line.h"
 #include "cache/frequency_sketch.h"
@@ -109,10 +111,14 @@ constexpr double kBoostGain = FALCON_BOOST_GAIN;  // entries per net ghost hit
 #endif
 constexpr double kUnconfirmedGrowBelow = FALCON_UNCONFIRMED_GROW_BELOW;
 
-// Entry::vword: value length (24 bits), hits (4), hit epoch (2), referenced,
-// absent. Hits: the W-TinyLFU accesses of a cached entry not yet added to
-// the frequency sketch (BumpHits), as of sketch epoch `hit epoch`.
-constexpr uint32_t kValueLenMask = (1u << 24) - 1;
+// Entry::vword: value length (23 bits), arena block, hits (4), hit epoch (2),
+// referenced, absent. Hits: the W-TinyLFU accesses of a cached entry not yet
+// added to the frequency sketch (BumpHits), as of sketch epoch `hit epoch`.
+// Arena: the block came from the cache's BlockArena (its usable size is the
+// rounded length, kept while the entry lives: an update moves the entry
+// when its size class changes), not from malloc.
+constexpr uint32_t kValueLenMask = (1u << 23) - 1;
+constexpr uint32_t kArenaBit = 1u << 23;
 constexpr uint32_t kHitsShift = 24;
 constexpr uint32_t kHitsMask = 15u << kHitsShift;
 constexpr uint32_t kEpochShift = 28;
@@ -140,6 +146,9 @@ constexpr size_t kMinSlots = 64;
 // Grown by 1.4x when more than 80% full, so the table is at least 57% full
 // after growing: <= 14 bytes per entry (part of kEntryOverheadBytes).
 constexpr uint64_t kMaxLoadNum = 4, kMaxLoadDen = 5;
+// The arena asks for transparent huge pages from this capacity on: each
+// chunk is then resident in full (2 MiB), at most a few percent of the cache.
+constexpr uint64_t kHugePageMinCapacity = uint64_t{64} << 20;
 
 inline uint64_t HashKey(uint32_t state, const void* key, size_t len) {
   return XXH3_64bits_withSeed(key, len, state);
@@ -173,6 +182,13 @@ struct HotStateCache::Entry {
   const char* value() const { return key() + klen; }
   char* value() { return key() + klen; }
   uint32_t value_len() const { return vword & kValueLenMask; }
+  bool in_arena() const { return (vword & kArenaBit) != 0; }
+  // What the allocator handed out for this block.
+  uint64_t usable() const {
+    return in_arena() ? cache_internal::BlockArena::BlockBytes(
+                            sizeof(Entry) + klen + value_len())
+                      : malloc_usable_size(const_cast<Entry*>(this));
+  }
   uint32_t state() const { return bits & kStateMask; }
   uint8_t queue() const { return static_cast<uint8_t>((bits >> kQueueShift) & 3); }
   bool dirty() const { return (bits & kDirtyBit) != 0; }
@@ -224,9 +240,11 @@ HotStateCache::HotStateCache(const CacheOptions& options, WriteBackSink* sink,
       sink_(sink),
       lease_(lease),
       window_frac_(std::clamp<uint32_t>(options.window_percent, 1, 80) / 100.0),
+      slots_(cache_internal::IndexAllocator<uint64_t>(options.huge_pages)),
       sketch_(new cache_internal::FrequencySketch()),
       ghost_rejected_(new cache_internal::GhostFilter()),
       ghost_victims_(new cache_internal::GhostFilter()) {
+  if (options.block_arena) arena_.reset(new cache_internal::BlockArena());
   for (Queue& q : queues_) q = Queue{nullptr, nullptr, 0, 0};
   slots_.assign(kMinSlots, 0);
   climb_period_ = kClimbMinPeriod;
@@ -243,19 +261,72 @@ HotStateCache::HotStateCache(const CacheOptions& options, WriteBackSink* sink,
 
 HotStateCache::~HotStateCache() { Clear(); }
 
+namespace {
+// glibc's malloc_usable_size for a request n: max(24, round16(n + 8) - 8).
+uint64_t MallocUsable(uint64_t n) {
+  const uint64_t usable = ((n + 8 + 15) & ~uint64_t{15}) - 8;
+  return usable < 24 ? 24 : usable;
+}
+}  // namespace
+
 uint64_t HotStateCache::ChargeFor(size_t key_size, size_t value_size) {
   static_assert(sizeof(Entry) == kEntryHeaderBytes,
                 "the header is part of the documented per-entry overhead");
-  // glibc's malloc_usable_size for a request n: max(24, round16(n + 8) - 8).
-  uint64_t n = kEntryHeaderBytes + key_size + value_size;
-  uint64_t usable = ((n + 8 + 15) & ~uint64_t{15}) - 8;
-  if (usable < 24) usable = 24;
-  return usable + kEntryOverheadBytes;
+  const uint64_t n = kEntryHeaderBytes + key_size + value_size;
+  if (n <= cache_internal::BlockArena::kMaxBlockBytes) {
+    return cache_internal::BlockArena::BlockBytes(n) + kEntryOverheadBytes;
+  }
+  return MallocUsable(n) + kEntryOverheadBytes;
+}
+
+uint64_t HotStateCache::ChargeOf(size_t bytes) const {
+  if (arena_ != nullptr &&
+      bytes <= cache_internal::BlockArena::kMaxBlockBytes) {
+    return cache_internal::BlockArena::BlockBytes(bytes) + kEntryOverheadBytes;
+  }
+  return MallocUsable(bytes) + kEntryOverheadBytes;
 }
 
 uint64_t HotStateCache::AllocatedBytes() const {
-  return block_bytes_ + slots_.size() * sizeof(uint64_t) + sketch_->bytes() +
+  const uint64_t arena_used = arena_ != nullptr ? arena_->used_bytes() : 0;
+  const uint64_t arena_resident =
+      arena_ != nullptr ? arena_->ResidentBytes() : 0;
+  return block_bytes_ - arena_used + arena_resident +
+         slots_.size() * sizeof(uint64_t) + sketch_->bytes() +
          ghost_rejected_->bytes() + ghost_victims_->bytes();
+}
+
+// A block of `bytes` (>= kEntryHeaderBytes): from the arena when it is on and
+// the block is small, else (or when the arena cannot map a chunk) from
+// malloc. The caller sets the header, kArenaBit included (see FreeBlock).
+HotStateCache::Entry* HotStateCache::AllocBlock(size_t bytes, uint64_t* usable,
+                                                bool* in_arena) {
+  *in_arena = false;
+  if (arena_ != nullptr &&
+      bytes <= cache_internal::BlockArena::kMaxBlockBytes) {
+    void* p = arena_->Allocate(bytes);
+    if (p != nullptr) {
+      *usable = cache_internal::BlockArena::BlockBytes(bytes);
+      *in_arena = true;
+      return static_cast<Entry*>(p);
+    }
+  }
+  void* p = std::malloc(bytes);
+  if (p == nullptr) return nullptr;
+  if ((reinterpret_cast<uintptr_t>(p) & ~kPtrMask) != 0) {
+    std::free(p);
+    return nullptr;
+  }
+  *usable = malloc_usable_size(p);
+  return static_cast<Entry*>(p);
+}
+
+void HotStateCache::FreeBlock(Entry* e) {
+  if (e->in_arena()) {
+    arena_->Free(e);
+  } else {
+    std::free(e);
+  }
 }
 
 inline HotStateCache::StateSlot& HotStateCache::Slot(uint32_t state_id) {
@@ -274,7 +345,7 @@ void HotStateCache::Unlink(Entry* e) {
   Queue& q = queues_[e->queue()];
   if (e->prev != nullptr) e->prev->next = e->next; else q.head = e->next;
   if (e->next != nullptr) e->next->prev = e->prev; else q.tail = e->prev;
-  q.bytes -= malloc_usable_size(e) + kEntryOverheadBytes;
+  q.bytes -= e->usable() + kEntryOverheadBytes;
   q.count -= 1;
   e->prev = e->next = nullptr;
 }
@@ -286,7 +357,7 @@ void HotStateCache::PushTail(uint8_t qi, Entry* e) {
   e->next = nullptr;
   if (q.tail != nullptr) q.tail->next = e; else q.head = e;
   q.tail = e;
-  q.bytes += malloc_usable_size(e) + kEntryOverheadBytes;
+  q.bytes += e->usable() + kEntryOverheadBytes;
   q.count += 1;
 }
 
@@ -303,7 +374,7 @@ void HotStateCache::InsertBefore(uint8_t qi, Entry* pos, Entry* e) {
   e->prev = pos->prev;
   if (pos->prev != nullptr) pos->prev->next = e; else q.head = e;
   pos->prev = e;
-  q.bytes += malloc_usable_size(e) + kEntryOverheadBytes;
+  q.bytes += e->usable() + kEntryOverheadBytes;
   q.count += 1;
 }
 
@@ -462,7 +533,7 @@ void HotStateCache::IndexErase(size_t pos) {
 
 void HotStateCache::Rehash(size_t n) {
   memo_ = nullptr;
-  std::vector<uint64_t> old(n, 0);
+  Slots old(n, 0, slots_.get_allocator());
   old.swap(slots_);
   for (uint64_t s : old) {
     if (s == 0) continue;
@@ -475,7 +546,7 @@ void HotStateCache::Rehash(size_t n) {
 
 void HotStateCache::SetDirty(Entry* e, bool dirty) {
   if (e->dirty() == dirty) return;
-  uint64_t charge = malloc_usable_size(e) + kEntryOverheadBytes;
+  uint64_t charge = e->usable() + kEntryOverheadBytes;
   CacheStats& st = states_[e->state()].stats;
   if (dirty) {
     e->bits |= kDirtyBit;
@@ -498,7 +569,7 @@ void HotStateCache::SetDirty(Entry* e, bool dirty) {
 // accounting. The block stays allocated (freed by the caller).
 void HotStateCache::Detach(Entry* e) {
   if (e == newest_) newest_ = nullptr;
-  const uint64_t usable = malloc_usable_size(e);
+  const uint64_t usable = e->usable();
   const uint64_t charge = usable + kEntryOverheadBytes;
   Unlink(e);
   IndexErase(FindEntry(e, e->Hash()));
@@ -521,6 +592,11 @@ void HotStateCache::Detach(Entry* e) {
 void HotStateCache::ApplyCapacity(uint64_t bytes, uint64_t entries) {
   cap_bytes_ = bytes;
   cap_entries_ = entries;
+  // Huge pages where a 2 MiB grain is fine: chunks mapped from now on.
+  if (arena_ != nullptr) {
+    arena_->set_huge_pages(options_.huge_pages &&
+                           bytes >= kHugePageMinCapacity);
+  }
   window_max_ = static_cast<uint64_t>(double(bytes) * window_frac_);
   protected_max_ = (bytes - window_max_) / 5 * 4;
   window_max_entries_ = std::max<uint64_t>(1, static_cast<uint64_t>(double(entries) * window_frac_));
@@ -628,7 +704,7 @@ void HotStateCache::Evict(Entry* e) {
   if (dirty) {
     victims_.push_back(e);  // written back, then freed, by MakeRoom
   } else {
-    std::free(e);
+    FreeBlock(e);
   }
 }
 
@@ -765,7 +841,7 @@ Status HotStateCache::EmitVictims() {
         if (e->absent()) st.tombstones += 1;
       }
       if (j < evicted_victims_) {
-        std::free(e);
+        FreeBlock(e);
       } else if (written) {
         SetDirty(e, false);
       }
@@ -991,7 +1067,7 @@ bool HotStateCache::IsBypassed(uint32_t state_id) const {
 
 void HotStateCache::Discard(Entry* e) {
   Detach(e);
-  std::free(e);
+  FreeBlock(e);
 }
 
 Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view key,
@@ -1022,8 +1098,9 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
   Entry* e = pos != kNoSlot ? EntryAt<Entry>(slots_[pos]) : nullptr;
 
   if (!dirty && e != nullptr) return WriteOutcome::kCached;  // cached version wins
-  const bool fits = key_ok && value.size() <= kMaxValueBytes &&
-                    ChargeFor(key.size(), value.size()) <= cap_bytes_;
+  const bool fits =
+      key_ok && value.size() <= kMaxValueBytes &&
+      ChargeOf(kEntryHeaderBytes + key.size() + value.size()) <= cap_bytes_;
   const bool bypass_new = s.stats.bypassed_now && e == nullptr;
   if (!fits || bypass_new) {
     if (e != nullptr) Discard(e);  // the caller writes the newer version itself
@@ -1046,37 +1123,47 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
   const uint32_t vlen = static_cast<uint32_t>(value.size());
   if (e != nullptr) {
     const bool not_in_db = e->not_in_db();
-    // Update in place; reuse the block when it fits and is not too wasteful.
-    // A value of the old length always does (the block passed this test for
-    // that length); malloc_usable_size was 4% of a JMH get+update profile.
-    const size_t usable = vlen == e->value_len() ? 0 : malloc_usable_size(e);
-    if (vlen != e->value_len() && (need > usable || need * 2 + 64 < usable)) {
-      Entry* ne = static_cast<Entry*>(std::malloc(need));
-      if (ne == nullptr || (reinterpret_cast<uintptr_t>(ne) & ~kPtrMask) != 0) {
-        std::free(ne);
-        return Status::ResourceExhausted("malloc failed");
-      }
+    // Update in place; reuse the block when it fits and is not too wasteful
+    // (an arena block: when the new length has the same size class). A
+    // value of the old length always does; malloc_usable_size was 4% of a
+    // JMH get+update profile.
+    const uint64_t usable = vlen == e->value_len() ? 0 : e->usable();
+    const bool move =
+        vlen != e->value_len() &&
+        (e->in_arena() ? cache_internal::BlockArena::BlockBytes(need) != usable
+                       : need > usable || need * 2 + 64 < usable);
+    if (move) {
+      uint64_t new_usable = 0;
+      bool ne_in_arena = false;
+      Entry* ne = AllocBlock(need, &new_usable, &ne_in_arena);
+      if (ne == nullptr)
+        return Status::ResourceExhausted("cannot allocate an entry block");
       const bool was_dirty = e->dirty();
       SetDirty(e, false);
       std::memcpy(static_cast<void*>(ne), e, kEntryHeaderBytes + key.size());
+      // The new header's length and allocator now, so its charge is the new
+      // block's from here on (SetDirty below).
+      ne->vword = vlen | (absent ? kAbsentBit : 0) |
+                  (ne_in_arena ? kArenaBit : 0) |
+                  (e->vword & (kRefBit | kHitsMask | kEpochMask));
       // Same queue position: relink the neighbours, adjust the charges.
       Queue& q = queues_[ne->queue()];
       if (ne->prev != nullptr) ne->prev->next = ne; else q.head = ne;
       if (ne->next != nullptr) ne->next->prev = ne; else q.tail = ne;
       slots_[pos] = (slots_[pos] & ~kPtrMask) | reinterpret_cast<uintptr_t>(ne);
-      const uint64_t new_usable = malloc_usable_size(ne);
       q.bytes = q.bytes - usable + new_usable;
       bytes_ = bytes_ - usable + new_usable;
       block_bytes_ = block_bytes_ - usable + new_usable;
       CacheStats& st = states_[state_id].stats;
       st.bytes = st.bytes - usable + new_usable;
       if (newest_ == e) newest_ = ne;
-      std::free(e);
+      FreeBlock(e);
       e = ne;
       if (was_dirty) SetDirty(e, true);
     }
     Remember(e, pos, hash);
-    e->vword = vlen | (absent ? kAbsentBit : 0) | (e->vword & (kRefBit | kHitsMask | kEpochMask));
+    e->vword = vlen | (absent ? kAbsentBit : 0) |
+               (e->vword & (kArenaBit | kRefBit | kHitsMask | kEpochMask));
     CopyBytes(e->value(), value.data(), value.size());
     // (Only dirty writes get here.) Removing a key RocksDB never got needs
     // no tombstone: the entry becomes a clean "known absent". State that
@@ -1089,21 +1176,24 @@ Result<WriteOutcome> HotStateCache::Write(uint32_t state_id, std::string_view ke
     if ((count_ + 1) * kMaxLoadDen > slots_.size() * kMaxLoadNum) {
       Rehash(slots_.size() + slots_.size() * 2 / 5);
     }
-    e = static_cast<Entry*>(std::malloc(need));
-    if (e == nullptr) return Status::ResourceExhausted("malloc failed");
+    uint64_t usable = 0;
+    bool in_arena = false;
+    e = AllocBlock(need, &usable, &in_arena);
+    if (e == nullptr)
+      return Status::ResourceExhausted("cannot allocate an entry block");
     e->prev = e->next = nullptr;
     e->vword = vlen | (absent ? kAbsentBit : 0) | ((sketch_->epoch() & 3) << kEpochShift);
+    if (in_arena) e->vword |= kArenaBit;
     e->klen = static_cast<uint16_t>(key.size());
     e->bits = static_cast<uint16_t>(state_id | (absent && !dirty ? kNotInDbBit : 0));
     CopyBytes(e->key(), key.data(), key.size());
     CopyBytes(e->value(), value.data(), value.size());
     if (!IndexInsert(e, hash)) {
-      std::free(e);
-      return Status::ResourceExhausted("malloc returned an address beyond 48 bits");
+      FreeBlock(e);
+      return Status::ResourceExhausted("a block address beyond 48 bits");
     }
     PushTail(kWindow, e);
     newest_ = e;
-    const uint64_t usable = malloc_usable_size(e);
     const uint64_t charge = usable + kEntryOverheadBytes;
     bytes_ += charge;
     block_bytes_ += usable;
@@ -1224,7 +1314,7 @@ Status HotStateCache::WriteBackDirty(uint64_t max_dirty_bytes) {
   ForEachColdFirst([&](Entry* e) {
     if (e->dirty()) {
       entries.push_back(e);
-      remaining -= malloc_usable_size(e) + kEntryOverheadBytes;
+      remaining -= e->usable() + kEntryOverheadBytes;
     }
     return remaining > max_dirty_bytes;
   });
@@ -1244,12 +1334,13 @@ void HotStateCache::Clear() {
     Entry* e = q.head;
     while (e != nullptr) {
       Entry* next = e->next;
-      std::free(e);
+      FreeBlock(e);
       e = next;
     }
     q = Queue{nullptr, nullptr, 0, 0};
   }
-  std::vector<uint64_t>(kMinSlots, 0).swap(slots_);  // releases a grown index
+  Slots(kMinSlots, 0, slots_.get_allocator())
+      .swap(slots_);  // releases a grown index
   newest_ = nullptr;
   memo_ = nullptr;
   count_ = bytes_ = block_bytes_ = dirty_bytes_ = dirty_count_ = 0;

@@ -2,10 +2,6 @@
 
 #include "falcon/hot_state_cache.h"
 
-#include "cache/bytes.h"
-#include "cache/frequency_sketch.h"
-#include "cache/ghost_filter.h"
-
 #include <gtest/gtest.h>
 #include <malloc.h>
 
@@ -13,8 +9,15 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
+
+#include "cache/block_arena.h"
+#include "cache/bytes.h"
+#include "cache/frequency_sketch.h"
+#include "cache/ghost_filter.h"
 
 namespace falcon {
 namespace {
@@ -41,11 +44,21 @@ class RecordingSink : public WriteBackSink {
   bool fail = false;
 };
 
-// What the allocator really hands out for one entry, plus the fixed overhead.
-uint64_t RealCharge(size_t key, size_t value) {
-  void* p = std::malloc(HotStateCache::kEntryHeaderBytes + key + value);
-  uint64_t usable = malloc_usable_size(p);
-  std::free(p);
+// What the allocator really hands out for one entry, plus the fixed overhead:
+// a block arena's (the cache's default for blocks up to 1 KiB) or malloc's.
+uint64_t RealCharge(size_t key, size_t value, bool arena = true) {
+  const size_t n = HotStateCache::kEntryHeaderBytes + key + value;
+  uint64_t usable;
+  if (arena && n <= cache_internal::BlockArena::kMaxBlockBytes) {
+    cache_internal::BlockArena a;
+    void* p = a.Allocate(n);
+    usable = a.used_bytes();
+    a.Free(p);
+  } else {
+    void* p = std::malloc(n);
+    usable = malloc_usable_size(p);
+    std::free(p);
+  }
   return usable + HotStateCache::kEntryOverheadBytes;
 }
 
@@ -238,7 +251,7 @@ TEST_P(HotStateCacheTest, OneMiBValues) {
   EXPECT_EQ(small.Get(0, "k").kind, Lookup::kMiss);
   EXPECT_EQ(small.entries(), 0u);
   EXPECT_EQ(*small.Fill(0, "k", big), WriteOutcome::kNotCached);
-  // Past kMaxValueBytes (16 MiB - 1, the header's 24-bit length): not cached
+  // Past kMaxValueBytes (8 MiB - 1, the header's 23-bit length): not cached
   // even when the quota would hold it.
   HotStateCache roomy(Opts(GetParam(), 64u << 20), &sink);
   std::string huge(HotStateCache::kMaxValueBytes + 1, 'h');
@@ -250,6 +263,63 @@ TEST_P(HotStateCacheTest, OneMiBValues) {
   GetResult r = roomy.Get(0, "k");
   ASSERT_EQ(r.kind, Lookup::kHit);
   EXPECT_EQ(r.size, HotStateCache::kMaxValueBytes);
+}
+
+// Updates that change a value's size move the entry between size classes
+// and between the arena (blocks up to 1 KiB) and malloc; a block shrunk in
+// place stays with its allocator. Every charge must come back out exactly:
+// after all entries are gone, bytes and dirty bytes are zero, and at every
+// step the per-state figures add up to the totals.
+TEST_P(HotStateCacheTest, ResizedValuesKeepTheAccountingExact) {
+  for (bool arena : {true, false}) {
+    SCOPED_TRACE(arena ? "arena" : "malloc");
+    RecordingSink sink;
+    CacheOptions o = Opts(GetParam(), 256 << 10);
+    o.block_arena = arena;
+    HotStateCache c(o, &sink);
+    std::mt19937_64 rng(11);
+    std::map<std::string, std::string> model;
+    for (int step = 0; step < 20000; ++step) {
+      const uint32_t state = static_cast<uint32_t>(rng() % 3);
+      std::string key = "k" + std::to_string(rng() % 300);
+      // Mostly small, sometimes past the arena's 1 KiB, sometimes tiny.
+      const size_t len = rng() % 4 == 0 ? 900 + rng() % 2000 : rng() % 200;
+      const int op = static_cast<int>(rng() % 10);
+      if (op < 6) {
+        std::string v(len, static_cast<char>('a' + step % 26));
+        ASSERT_TRUE(c.Put(state, key, v).ok());
+        model[std::to_string(state) + "/" + key] = v;
+      } else if (op < 7) {
+        ASSERT_TRUE(c.Remove(state, key).ok());
+        model.erase(std::to_string(state) + "/" + key);
+      } else if (op < 9) {
+        GetResult r = c.Get(state, key);
+        auto it = model.find(std::to_string(state) + "/" + key);
+        if (r.kind == Lookup::kHit) {
+          ASSERT_NE(it, model.end());
+          ASSERT_EQ(r.value(), it->second);
+        }
+      } else {
+        ASSERT_TRUE(c.WriteBackDirty(c.dirty_bytes() / 2).ok());
+      }
+      ASSERT_LE(c.bytes(), c.capacity_bytes());
+      if (step % 97 == 0) {
+        const CacheStats t = c.TotalStats();
+        ASSERT_EQ(t.bytes, c.bytes());
+        ASSERT_EQ(t.dirty_bytes, c.dirty_bytes());
+        ASSERT_EQ(t.entries, c.entries());
+        ASSERT_GE(c.bytes(), c.entries() * HotStateCache::ChargeFor(0, 0));
+      }
+    }
+    ASSERT_TRUE(c.FlushAll().ok());
+    EXPECT_EQ(c.dirty_bytes(), 0u);
+    c.DropState(0);
+    c.DropState(1);
+    c.DropState(2);
+    EXPECT_EQ(c.entries(), 0u);
+    EXPECT_EQ(c.bytes(), 0u);
+    EXPECT_EQ(c.TotalStats().bytes, 0u);
+  }
 }
 
 TEST_P(HotStateCacheTest, QuotaZero) {
@@ -550,22 +620,40 @@ TEST_P(HotStateCacheTest, SinkErrorIsReturned) {
 }
 
 TEST_P(HotStateCacheTest, AccountingMatchesTheAllocator) {
-  RecordingSink sink;
-  HotStateCache c(Opts(GetParam(), 64 << 20), &sink);
-  for (int i = 0; i < 20000; ++i) {
-    std::string key(16, 'k');
-    std::memcpy(&key[0], &i, sizeof(i));
-    ASSERT_TRUE(c.Put(0, key, std::string(64, 'v')).ok());
+  for (bool arena : {true, false}) {
+    SCOPED_TRACE(arena ? "arena" : "malloc");
+    RecordingSink sink;
+    CacheOptions o = Opts(GetParam(), 64 << 20);
+    o.block_arena = arena;
+    HotStateCache c(o, &sink);
+    for (int i = 0; i < 20000; ++i) {
+      std::string key(16, 'k');
+      std::memcpy(&key[0], &i, sizeof(i));
+      ASSERT_TRUE(c.Put(0, key, std::string(64, 'v')).ok());
+    }
+    // Charged = usable(24 + key + value) + 24 (= key + value + 48 for this
+    // size). The arena hands out exactly the rounded size; glibc may hand out
+    // a slightly larger chunk than asked, which is charged too.
+    EXPECT_GE(c.bytes(), 20000u * RealCharge(16, 64, arena));
+    EXPECT_LE(c.bytes(),
+              20000u * (RealCharge(16, 64, arena) + (arena ? 0 : 16)));
+    if (arena) {
+      EXPECT_EQ(c.bytes(), 20000u * HotStateCache::ChargeFor(16, 64));
+      EXPECT_EQ(HotStateCache::ChargeFor(16, 64), 16u + 64u + 48u);
+    }
+    uint64_t blocks = c.bytes() - 20000u * HotStateCache::kEntryOverheadBytes;
+    // Index slots and sketch together stay within the 24 bytes charged. What
+    // the arena holds beyond its blocks (a 64 MiB cache: 2 MiB huge-page
+    // chunks) is at most one chunk and the slab in use.
+    const uint64_t arena_slack =
+        arena ? cache_internal::BlockArena::kChunkBytes +
+                    cache_internal::BlockArena::kSlabBytes
+              : 0;
+    EXPECT_LE(
+        c.AllocatedBytes() - blocks,
+        20000u * HotStateCache::kEntryOverheadBytes + (1u << 15) + arena_slack);
+    EXPECT_GE(c.AllocatedBytes(), blocks);
   }
-  // Charged = malloc_usable_size(24 + key + value) + 24 (= key + value + 48
-  // with glibc for this size; glibc may hand out a slightly larger chunk than
-  // asked, which is charged too), never below what the allocator holds for
-  // the cache's structures.
-  EXPECT_GE(c.bytes(), 20000u * RealCharge(16, 64));
-  EXPECT_LE(c.bytes(), 20000u * (RealCharge(16, 64) + 16));
-  uint64_t blocks = c.bytes() - 20000u * HotStateCache::kEntryOverheadBytes;
-  // Index slots and sketch together stay within the 24 bytes charged.
-  EXPECT_LE(c.AllocatedBytes() - blocks, 20000u * HotStateCache::kEntryOverheadBytes + (1u << 15));
 }
 
 TEST(HotStateCachePolicy, LruEvictsLeastRecentlyUsed) {

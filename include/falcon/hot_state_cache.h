@@ -81,23 +81,29 @@
 //   was not implemented and measured here. LRU is kept selectable as the
 //   baseline (CachePolicy::kLru, exact: a hit moves the entry).
 //
-// Layout and hit path: one malloc'd block per entry, [24-byte header: queue
-// links, value length and flags, key length, state id][key][value]; the index
+// Layout and hit path: one block per entry, [24-byte header: queue links,
+// value length and flags, key length, state id][key][value]; blocks of up to
+// 1 KiB come from the cache's own arena (8-byte size classes in 64 KiB slabs
+// of 2 MiB chunks, advised for transparent huge pages when the capacity is at
+// least 64 MiB: src/cache/block_arena.h), larger ones from malloc; the index
 // is an open-addressing table of 8-byte slots (block pointer | 8-bit hash tag
 // | probe distance, Robin Hood linear probing). A W-TinyLFU hit reads one slot
 // line, then the block (key compare, flags, hit count, value): two dependent
 // cache misses, and no sketch line.
 //
 // Memory accounting (docs/cache.md, "Per-entry overhead"): an entry costs
-//   malloc_usable_size(block) + kEntryOverheadBytes
-// where block = kEntryHeaderBytes (24) + key + value (one malloc per entry,
-// so the header and the allocator's rounding are inside the usable size) and
+//   usable(block) + kEntryOverheadBytes
+// where block = kEntryHeaderBytes (24) + key + value, usable() is what the
+// allocator hands out for it (the arena: block rounded up to 8 bytes;
+// malloc: malloc_usable_size), so the header and the allocator's rounding
+// are inside it, and
 // kEntryOverheadBytes (24) covers the worst-case index-slot share (14: the
 // table grows by 1.4x at 80% load) and the worst-case frequency-sketch share
 // (10: 8 bytes per entry, regrown by 1.25x). For key + value a multiple of 16
-// this is exactly key + value + 48 bytes with glibc. Usage (bytes()) never
-// exceeds the quota after a call returns, except transiently when the quota
-// source shrank (next put/fill/ShrinkToQuota).
+// this is exactly key + value + 48 bytes (at most 55 for other sizes in the
+// arena; glibc's malloc rounds to 16 and would charge up to 63). Usage
+// (bytes()) never exceeds the quota after a call returns, except transiently
+// when the quota source shrank (next put/fill/ShrinkToQuota).
 //
 // Adaptive bypass (per state, optional): every window of `bypass_window`
 // gets of a state, its hit ratio is compared with `bypass_threshold`; after
@@ -128,6 +134,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "falcon/memory_budget.h"
@@ -137,6 +144,36 @@
 namespace falcon {
 
 namespace cache_internal {
+class BlockArena;
+// The index's memory (src/cache/block_arena.cc). With `huge` set, arrays of
+// at least 2 MiB are mapped from a 2 MiB boundary and advised for
+// transparent huge pages before the first touch, so a lookup in a large
+// index does not miss the TLB; everything else comes from operator new.
+void* AllocateIndex(size_t bytes, bool huge);
+void FreeIndex(void* p, size_t bytes, bool huge);
+template <class T>
+struct IndexAllocator {
+  using value_type = T;
+  using propagate_on_container_swap = std::true_type;
+  using propagate_on_container_move_assignment = std::true_type;
+  using propagate_on_container_copy_assignment = std::true_type;
+  explicit IndexAllocator(bool huge_pages = false) : huge(huge_pages) {}
+  template <class U>
+  IndexAllocator(const IndexAllocator<U>& o) : huge(o.huge) {}
+  T* allocate(size_t n) {
+    return static_cast<T*>(AllocateIndex(n * sizeof(T), huge));
+  }
+  void deallocate(T* p, size_t n) { FreeIndex(p, n * sizeof(T), huge); }
+  template <class U>
+  bool operator==(const IndexAllocator<U>& o) const {
+    return huge == o.huge;
+  }
+  template <class U>
+  bool operator!=(const IndexAllocator<U>& o) const {
+    return huge != o.huge;
+  }
+  bool huge;
+};
 class FrequencySketch;
 class GhostFilter;
 }  // namespace cache_internal
@@ -186,6 +223,14 @@ struct CacheOptions {
   // RocksDB write serves about this many evictions instead of one each.
   // 0 or 1 = off (write back only the evicted entries).
   uint32_t write_back_batch = 32;
+  // Entry blocks of up to 1 KiB from the cache's own arena (8-byte size
+  // classes) instead of malloc. Off: every block from malloc (the baseline
+  // the benchmarks compare with).
+  bool block_arena = true;
+  // Transparent huge pages (madvise) for the arena's chunks while the
+  // capacity is at least 64 MiB, and for an index of 2 MiB or more. Off: 4 KiB
+  // pages only (hosts where huge-page compaction stalls are a concern).
+  bool huge_pages = true;
 };
 
 // What Get() found.
@@ -241,12 +286,13 @@ class HotStateCache {
   static constexpr uint32_t kMaxStates = 4096;
   static constexpr size_t kMaxKeyBytes = 65535;
   // Larger values are not cached (the caller writes them to RocksDB); the
-  // entry header keeps the length in 24 bits.
-  static constexpr size_t kMaxValueBytes = (1u << 24) - 1;
+  // entry header keeps the length in 23 bits (the 24th says which allocator
+  // holds the block).
+  static constexpr size_t kMaxValueBytes = (1u << 23) - 1;
   // Bytes of every entry's block before its key and value (queue links and
-  // metadata); part of the block, so inside malloc_usable_size.
+  // metadata); part of the block, so inside its usable size.
   static constexpr size_t kEntryHeaderBytes = 24;
-  // Charged per entry on top of malloc_usable_size(block): the worst-case
+  // Charged per entry on top of the block's usable size: the worst-case
   // index-slot share (16) and frequency-sketch share (8).
   static constexpr uint64_t kEntryOverheadBytes = 24;
   static constexpr size_t kMaxBatch = 256;
@@ -312,15 +358,17 @@ class HotStateCache {
   CachePolicy policy() const { return policy_; }
   // W-TinyLFU: current admission-window share of the capacity (0..1).
   double window_fraction() const { return window_frac_; }
-  // Bytes the allocator really holds for entries and index structures
-  // (record arrays, buckets, sketch, malloc_usable_size of blocks). For the
-  // overhead benchmark and tests.
+  // Bytes the allocators really hold for entries and index structures
+  // (index, sketch, ghosts, malloc_usable_size of malloc'd blocks, and the
+  // arena's ResidentBytes: its slabs in use, partly used or kept, and whole
+  // chunks where they are on huge pages). For the overhead benchmark and tests.
   uint64_t AllocatedBytes() const;
-  // Charged bytes of one entry with this key and value size.
+  // Charged bytes of one entry with this key and value size (a cache with
+  // the arena: CacheOptions::block_arena, the default).
   static uint64_t ChargeFor(size_t key_size, size_t value_size);
 
  private:
-  struct Entry;  // header of an entry's malloc'd block (hot_state_cache.cc)
+  struct Entry;  // header of an entry's block (hot_state_cache.cc)
   struct Queue {
     Entry* head;  // LRU end (eviction side)
     Entry* tail;  // MRU end
@@ -346,6 +394,10 @@ class HotStateCache {
   void MoveToTail(Entry* e);
   void OnHit(Entry* e);
   void Demote(Entry* before);
+  // Blocks: from the arena (marked in the header) or malloc.
+  Entry* AllocBlock(size_t bytes, uint64_t* usable, bool* in_arena);
+  void FreeBlock(Entry* e);
+  uint64_t ChargeOf(size_t bytes) const;
   void SetDirty(Entry* e, bool dirty);
   void Detach(Entry* e);
   void Discard(Entry* e);
@@ -403,7 +455,8 @@ class HotStateCache {
   uint64_t lease_entries_seen_ = ~0ull;
 
   // Slot: block pointer (low 48 bits) | tag (8 bits) | probe distance (8).
-  std::vector<uint64_t> slots_;
+  using Slots = std::vector<uint64_t, cache_internal::IndexAllocator<uint64_t>>;
+  Slots slots_;
   Queue queues_[3];
   Entry* newest_ = nullptr;  // the entry inserted last, while it is cached
   // The last entry found by Get or updated by a write, its slot and hash;
@@ -413,10 +466,12 @@ class HotStateCache {
   uint64_t memo_hash_ = 0;
   uint64_t count_ = 0;
   uint64_t bytes_ = 0;
-  uint64_t block_bytes_ = 0;  // sum of malloc_usable_size of the blocks
+  uint64_t block_bytes_ = 0;  // sum of the blocks' usable sizes
   uint64_t dirty_bytes_ = 0;
   uint64_t dirty_count_ = 0;
   std::unique_ptr<cache_internal::FrequencySketch> sketch_;
+  std::unique_ptr<cache_internal::BlockArena>
+      arena_;  // null: every block from malloc
   // W-TinyLFU window adaptation: recently rejected admission candidates and
   // recently evicted main-area victims (GhostAdapt).
   std::unique_ptr<cache_internal::GhostFilter> ghost_rejected_;

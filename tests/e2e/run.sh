@@ -10,7 +10,7 @@
 #                         exact formats and numbers (tests/e2e/lib/check_falcon_lines.py): the
 #                         activation line, slots and the slot budget = the cache's share of the
 #                         slot's managed memory, one line per keyed subtask with the even split,
-#                         each cached state (states = bytes / 144), each tuned column family
+#                         each cached state (states = bytes / 136), each tuned column family
 #   kill-9-recovery       kill -9 the TaskManager mid-run, start a new one: restore from the last
 #                         checkpoint; the committed q4 result equals the generator oracle exactly
 #   savepoint-switch      stop-with-savepoint on Falcon -> resume on stock rocksdb -> savepoint

@@ -22,10 +22,10 @@ Usage:
         evenly, so a subtask's bytes are floor(slot bytes / k) for a k in M..K (more subtasks may
         have joined by the time the line is written), never more than the slot's;
       - per cached state N lines per instance (--cached NAME=N): "<N'> states (<bytes>)" with
-        bytes = floor(slot bytes / k), k in 1..K, and N' = floor(bytes / 144), 144 bytes being
-        the cache's charge for its typical 88-byte entry (include/falcon/hot_state_cache.h: a
-        block of 4 + 88 bytes has glibc's malloc_usable_size 104, plus 40 bytes of index, bucket
-        and sketch share);
+        bytes = floor(slot bytes / k), k in 1..K, and N' = floor(bytes / 136), 136 bytes being
+        the cache's charge for its typical 88-byte entry (include/falcon/hot_state_cache.h: the
+        24-byte header and 88 bytes make a 112-byte arena block, plus 24 bytes of index and
+        sketch share);
         no other state is cached;
       - per tuned state one line per instance and listed prefix (--hash-tuned accState=22,30:
         each instance logs accState with prefix 22 once and with prefix 30 once); no other state
@@ -38,7 +38,7 @@ import math
 import re
 import sys
 
-TYPICAL_ENTRY_CHARGE = 144  # HotStateCache::ChargeFor(0, 88), see the docstring
+TYPICAL_ENTRY_CHARGE = 136  # HotStateCache::ChargeFor(0, 88), see the docstring
 
 UNITS = {'bytes': 1, 'kb': 1 << 10, 'mb': 1 << 20, 'gb': 1 << 30, 'tb': 1 << 40}
 SIZE = r'(\d+) (bytes|kb|mb|gb|tb)'  # Flink's MemorySize#toString

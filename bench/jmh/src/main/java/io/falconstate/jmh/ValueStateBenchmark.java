@@ -70,7 +70,8 @@ public class ValueStateBenchmark {
     /**
      * rocksdb, falcon-10 (cache = 10% of the keys), falcon-100, heap; falcon-10-skiplist (not run
      * by default) is falcon-10 with {@code state.backend.falcon.tuning.value-state.hash-memtable:
-     * false}.
+     * false}; falcon-10-4k and falcon-100-4k (not run by default) are falcon-10 and falcon-100 with
+     * {@code state.backend.falcon.cache.huge-pages: false}.
      */
     @Param({"rocksdb", "falcon-10", "falcon-100", "heap"})
     public String backend;
@@ -108,6 +109,14 @@ public class ValueStateBenchmark {
                 return new KeyedBackends("falcon", falconCache(keys, 10), MANAGED_MEMORY);
             case "falcon-100":
                 return new KeyedBackends("falcon", falconCache(keys, 100), MANAGED_MEMORY);
+            case "falcon-10-4k":
+            case "falcon-100-4k":
+                {
+                    Map<String, String> conf =
+                            falconCache(keys, backend.startsWith("falcon-100") ? 100 : 10);
+                    conf.put("state.backend.falcon.cache.huge-pages", "false");
+                    return new KeyedBackends("falcon", conf, MANAGED_MEMORY);
+                }
             case "falcon-10-skiplist":
                 {
                     // falcon-10 with RocksDB's default skiplist memtable (the hash memtable,

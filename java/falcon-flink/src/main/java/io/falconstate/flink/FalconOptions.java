@@ -114,6 +114,20 @@ public final class FalconOptions {
                                     + "two windows of 20000 reads goes straight to RocksDB and is "
                                     + "probed again later. 0 turns bypass off; allowed 0 to <1.");
 
+    public static final ConfigOption<Boolean> CACHE_HUGE_PAGES =
+            ConfigOptions.key(PREFIX + "cache.huge-pages")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Lets the hot-state cache ask the kernel for transparent huge pages "
+                                    + "(madvise) for its entry blocks when a subtask's cache holds "
+                                    + "64 mb or more, and for its index once that is 2 mb or more: "
+                                    + "a large cache then misses the TLB far less often "
+                                    + "(docs/benchmarks.md). It takes effect only where "
+                                    + "/sys/kernel/mm/transparent_hugepage/enabled is 'madvise' "
+                                    + "or 'always'. Set false on hosts where huge-page compaction "
+                                    + "stalls are a concern; the cache then uses 4 kb pages only.");
+
     // -- column-family tuning (io.falconstate.flink.tuning) ----------------------------------
 
     public static final ConfigOption<String> TUNING_VALUE_STATE_HASH_MEMTABLE =
@@ -176,6 +190,7 @@ public final class FalconOptions {
                         CACHE_ENTRIES_PER_SUBTASK,
                         CACHE_MAX_DIRTY_BYTES,
                         CACHE_BYPASS_HIT_RATIO,
+                        CACHE_HUGE_PAGES,
                         TUNING_VALUE_STATE_HASH_MEMTABLE,
                         TUNING_VALUE_STATE_INPLACE_UPDATE,
                         TUNING_MAP_STATE_RANGE_FILTER));

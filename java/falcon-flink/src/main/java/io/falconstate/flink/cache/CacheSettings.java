@@ -24,7 +24,7 @@ import java.util.Locale;
  */
 public final class CacheSettings implements Serializable {
 
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
 
     /** Gets per measurement window of the adaptive bypass. */
     static final int BYPASS_WINDOW = 20_000;
@@ -44,6 +44,7 @@ public final class CacheSettings implements Serializable {
     private final long fixedEntriesPerSubtask;
     private final long maxDirtyBytes;
     private final double bypassHitRatio;
+    private final boolean hugePages;
 
     private CacheSettings(
             String policy,
@@ -52,7 +53,8 @@ public final class CacheSettings implements Serializable {
             long fixedBytesPerSubtask,
             long fixedEntriesPerSubtask,
             long maxDirtyBytes,
-            double bypassHitRatio) {
+            double bypassHitRatio,
+            boolean hugePages) {
         this.policy = policy;
         this.managedMemoryShare = managedMemoryShare;
         this.entriesPerTaskManager = entriesPerTaskManager;
@@ -60,6 +62,7 @@ public final class CacheSettings implements Serializable {
         this.fixedEntriesPerSubtask = fixedEntriesPerSubtask;
         this.maxDirtyBytes = maxDirtyBytes;
         this.bypassHitRatio = bypassHitRatio;
+        this.hugePages = hugePages;
     }
 
     /** Reads and validates; a bad value fails with the key, the value and the allowed range. */
@@ -103,7 +106,26 @@ public final class CacheSettings implements Serializable {
                             "%s: %s is out of range; allowed: 0 (off) up to but excluding 1",
                             FalconOptions.CACHE_BYPASS_HIT_RATIO.key(), bypass));
         }
-        return new CacheSettings(policy, share, tmEntries, size, entries, dirty, bypass);
+        return new CacheSettings(
+                policy,
+                share,
+                tmEntries,
+                size,
+                entries,
+                dirty,
+                bypass,
+                readBoolean(config, FalconOptions.CACHE_HUGE_PAGES));
+    }
+
+    private static boolean readBoolean(
+            ReadableConfig config, org.apache.flink.configuration.ConfigOption<Boolean> option) {
+        try {
+            return config.get(option);
+        } catch (IllegalArgumentException e) {
+            // Flink's message names the value it could not parse.
+            throw new IllegalConfigurationException(
+                    String.format("%s: %s; allowed: true, false", option.key(), e.getMessage()), e);
+        }
     }
 
     private static long checkBytes(
@@ -165,6 +187,11 @@ public final class CacheSettings implements Serializable {
         return bypassHitRatio;
     }
 
+    /** Whether a large cache may ask for transparent huge pages. */
+    public boolean hugePages() {
+        return hugePages;
+    }
+
     int policyCode() {
         return policy.equals("lru")
                 ? NativeHotStateCache.POLICY_LRU
@@ -190,7 +217,8 @@ public final class CacheSettings implements Serializable {
                 BYPASS_PROBE_INTERVAL,
                 leaseHandle,
                 maxDirtyBytes,
-                dirtyLowWaterBytes());
+                dirtyLowWaterBytes(),
+                hugePages);
     }
 
     @Override
@@ -209,6 +237,8 @@ public final class CacheSettings implements Serializable {
                 + maxDirtyBytes
                 + ", bypassHitRatio="
                 + bypassHitRatio
+                + ", hugePages="
+                + hugePages
                 + '}';
     }
 }

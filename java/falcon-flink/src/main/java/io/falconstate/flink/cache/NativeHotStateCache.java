@@ -88,7 +88,17 @@ public final class NativeHotStateCache implements AutoCloseable {
             double bypassThreshold,
             int bypassWindow,
             int bypassProbeInterval) {
-        this(policy, maxBytes, maxEntries, bypassThreshold, bypassWindow, bypassProbeInterval, 0, 0, 0);
+        this(
+                policy,
+                maxBytes,
+                maxEntries,
+                bypassThreshold,
+                bypassWindow,
+                bypassProbeInterval,
+                0,
+                0,
+                0,
+                true);
     }
 
     /**
@@ -97,7 +107,8 @@ public final class NativeHotStateCache implements AutoCloseable {
      * its quota then replaces {@code maxBytes}/{@code maxEntries}), and a dirty-byte cap ({@code
      * dirtyCapBytes > 0}): after a write that leaves more dirty bytes than the cap, the coldest
      * dirty entries are written back until {@code dirtyLowWaterBytes} stay dirty (reported as
-     * {@link #WRITE_PENDING}).
+     * {@link #WRITE_PENDING}). {@code hugePages}: whether the entry blocks of a cache of 64 MiB
+     * or more, and an index of 2 MiB or more, may ask the kernel for transparent huge pages.
      */
     public NativeHotStateCache(
             int policy,
@@ -108,7 +119,8 @@ public final class NativeHotStateCache implements AutoCloseable {
             int bypassProbeInterval,
             long leaseHandle,
             long dirtyCapBytes,
-            long dirtyLowWaterBytes) {
+            long dirtyLowWaterBytes,
+            boolean hugePages) {
         this.handle =
                 nativeCreate(
                         policy,
@@ -119,7 +131,8 @@ public final class NativeHotStateCache implements AutoCloseable {
                         bypassProbeInterval,
                         leaseHandle,
                         dirtyCapBytes,
-                        dirtyLowWaterBytes);
+                        dirtyLowWaterBytes,
+                        hugePages);
         try {
             attachIo(INITIAL_IO_BYTES);
         } catch (RuntimeException | Error e) {
@@ -315,7 +328,8 @@ public final class NativeHotStateCache implements AutoCloseable {
             int bypassProbeInterval,
             long leaseHandle,
             long dirtyCapBytes,
-            long dirtyLowWaterBytes);
+            long dirtyLowWaterBytes,
+            boolean hugePages);
 
     private static native int nativeShrinkToQuota(long handle);
 

@@ -46,6 +46,17 @@ class CacheSettingsTest {
         assertThat(s.maxDirtyBytes()).isEqualTo(16L << 20);
         assertThat(s.dirtyLowWaterBytes()).isEqualTo(8L << 20);
         assertThat(s.entriesPerTaskManager()).isZero();
+        assertThat(s.hugePages()).isTrue();
+    }
+
+    @Test
+    void hugePagesCanBeTurnedOff() {
+        Configuration c = new Configuration();
+        c.setString(FalconOptions.CACHE_HUGE_PAGES.key(), "false");
+        CacheSettings s = CacheSettings.fromConfig(c);
+        assertThat(s.hugePages()).isFalse();
+        assertThat(s.toString()).contains("hugePages=false");
+        rejects(FalconOptions.CACHE_HUGE_PAGES.key(), "sometimes", "'sometimes'", "allowed: true, false");
     }
 
     @Test
