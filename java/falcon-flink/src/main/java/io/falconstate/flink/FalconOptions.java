@@ -5,7 +5,9 @@ package io.falconstate.flink;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.ReadableConfig;
 
 import java.util.Arrays;
 import java.util.Collections;
@@ -176,6 +178,20 @@ public final class FalconOptions {
                                     + "show a gain (docs/benchmarks.md).");
 
     private FalconOptions() {}
+
+    /**
+     * Reads a boolean option; a value that is not a boolean fails with the key, the value and
+     * what is allowed, as every other Falcon option does.
+     */
+    public static boolean readBoolean(ReadableConfig config, ConfigOption<Boolean> option) {
+        try {
+            return config.get(option);
+        } catch (IllegalArgumentException e) {
+            // Flink's message names the value it could not parse.
+            throw new IllegalConfigurationException(
+                    String.format("%s: %s; allowed: true, false", option.key(), e.getMessage()), e);
+        }
+    }
 
     /** Every option Falcon defines, for documentation checks. */
     public static List<ConfigOption<?>> all() {

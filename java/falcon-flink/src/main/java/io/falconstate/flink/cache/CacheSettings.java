@@ -114,18 +114,7 @@ public final class CacheSettings implements Serializable {
                 entries,
                 dirty,
                 bypass,
-                readBoolean(config, FalconOptions.CACHE_HUGE_PAGES));
-    }
-
-    private static boolean readBoolean(
-            ReadableConfig config, org.apache.flink.configuration.ConfigOption<Boolean> option) {
-        try {
-            return config.get(option);
-        } catch (IllegalArgumentException e) {
-            // Flink's message names the value it could not parse.
-            throw new IllegalConfigurationException(
-                    String.format("%s: %s; allowed: true, false", option.key(), e.getMessage()), e);
-        }
+                FalconOptions.readBoolean(config, FalconOptions.CACHE_HUGE_PAGES));
     }
 
     private static long checkBytes(

@@ -179,22 +179,12 @@ public final class ColumnFamilyTuner implements AutoCloseable {
 
     /** {@link FalconOptions#TUNING_VALUE_STATE_INPLACE_UPDATE}, validated. */
     public static boolean inplaceUpdateEnabled(ReadableConfig config) {
-        return readBoolean(config, FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE);
+        return FalconOptions.readBoolean(config, FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE);
     }
 
     /** {@link FalconOptions#TUNING_MAP_STATE_RANGE_FILTER}, validated. */
     public static boolean rangeFilterEnabled(ReadableConfig config) {
-        return readBoolean(config, FalconOptions.TUNING_MAP_STATE_RANGE_FILTER);
-    }
-
-    private static boolean readBoolean(
-            ReadableConfig config, org.apache.flink.configuration.ConfigOption<Boolean> option) {
-        try {
-            return config.get(option);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalConfigurationException(
-                    "Invalid value for " + option.key() + " (expected true or false)", e);
-        }
+        return FalconOptions.readBoolean(config, FalconOptions.TUNING_MAP_STATE_RANGE_FILTER);
     }
 
     public boolean hashMemtableEnabled() {

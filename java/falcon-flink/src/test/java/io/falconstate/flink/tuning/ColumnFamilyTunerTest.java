@@ -331,7 +331,9 @@ class ColumnFamilyTunerTest {
         config.setString(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key(), "often");
         assertThatThrownBy(() -> ColumnFamilyTuner.fromConfig(config, true, 200))
                 .isInstanceOf(IllegalConfigurationException.class)
-                .hasMessageContaining(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key());
+                .hasMessageContaining(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key())
+                .hasMessageContaining("'often'")
+                .hasMessageEndingWith("allowed: true, false");
         config.setString(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key(), "true");
 
         config.setString(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key(), "sometimes");
@@ -348,7 +350,9 @@ class ColumnFamilyTunerTest {
         config.setString(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER.key(), "sometimes");
         assertThatThrownBy(() -> ColumnFamilyTuner.rangeFilterEnabled(config))
                 .isInstanceOf(IllegalConfigurationException.class)
-                .hasMessageContaining(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER.key());
+                .hasMessageContaining(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER.key())
+                .hasMessageContaining("'sometimes'")
+                .hasMessageEndingWith("allowed: true, false");
         assertThatThrownBy(() -> new ColumnFamilyTuner(true, true, 0))
                 .isInstanceOf(IllegalArgumentException.class);
     }
