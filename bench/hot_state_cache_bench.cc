@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -310,19 +311,24 @@ class ResultReporter : public benchmark::ConsoleReporter {
   std::map<std::string, std::pair<double, double>> singles;
 };
 
-// This process's AnonHugePages (kB) from /proc/self/smaps_rollup; -1 if
-// unknown.
-long AnonHugeKib() {
+// A field of this process's /proc/self/smaps_rollup ("AnonHugePages",
+// "Anonymous"), in kB; -1 if unknown.
+long SmapsKib(const char* field) {
   std::FILE* f = std::fopen("/proc/self/smaps_rollup", "r");
   if (f == nullptr) return -1;
+  const size_t len = std::strlen(field);
   char line[256];
   long kib = -1;
   while (std::fgets(line, sizeof(line), f) != nullptr) {
-    if (std::sscanf(line, "AnonHugePages: %ld kB", &kib) == 1) break;
+    if (std::strncmp(line, field, len) == 0 && line[len] == ':' &&
+        std::sscanf(line + len + 1, "%ld kB", &kib) == 1)
+      break;
   }
   std::fclose(f);
   return kib;
 }
+
+long AnonHugeKib() { return SmapsKib("AnonHugePages"); }
 
 // Whether the 1M-entry cache's blocks really got huge pages (the kernel may
 // refuse: THP "never", or no free 2 MiB page).
@@ -341,6 +347,39 @@ void PrintHugePages() {
             (1 << 20),
         before < 0 || after < 0 ? -1.0 : double(after - before) / 1024);
   }
+}
+
+// What eight small caches (as eight subtasks' caches under 64 MiB) add to
+// the process's anonymous RSS, against what they account for
+// (AllocatedBytes). Their chunks are advised against huge pages, so with
+// THP "always" too the two should stay close; a chunk the kernel backed
+// with a huge page would be 2 MiB of RSS for a few pages accounted.
+void PrintSmallCacheRss() {
+  constexpr int kCaches = 8;
+  constexpr uint64_t kEntries = 5000;
+  const long anon_before = SmapsKib("Anonymous");
+  const long huge_before = AnonHugeKib();
+  std::vector<std::unique_ptr<Fixture>> caches;
+  uint64_t accounted = 0;
+  for (int i = 0; i < kCaches; ++i) {
+    caches.push_back(
+        std::make_unique<Fixture>(CachePolicy::kWTinyLfu, kEntries, 16, 64));
+    accounted += caches.back()->cache->AllocatedBytes();
+  }
+  const long anon_after = SmapsKib("Anonymous");
+  const long huge_after = AnonHugeKib();
+  const bool known = anon_before >= 0 && anon_after >= 0;
+  std::printf(
+      "RESULT small_cache_rss caches=%d entries=%llu key=16 value=64 "
+      "accounted_mib=%.2f anon_rss_mib=%.2f anon_huge_pages_mib=%.1f "
+      "rss_over_accounted=%.2f\n",
+      kCaches, (unsigned long long)kEntries, double(accounted) / (1 << 20),
+      known ? double(anon_after - anon_before) / 1024 : -1.0,
+      huge_before < 0 || huge_after < 0
+          ? -1.0
+          : double(huge_after - huge_before) / 1024,
+      known ? double(anon_after - anon_before) * 1024 / double(accounted)
+            : -1.0);
 }
 
 void PrintOverhead() {
@@ -436,6 +475,7 @@ int main(int argc, char** argv) {
       }
     }
   }
+  PrintSmallCacheRss();  // first: no freed memory of other fixtures to reuse
   PrintOverhead();
   PrintHugePages();
   benchmark::Shutdown();

@@ -190,9 +190,14 @@ BlockArena::Chunk* BlockArena::MapChunk() {
            r + 2 * kChunkBytes - base - kChunkBytes);
   }
   void* mem = reinterpret_cast<void*>(base);
-  // Before the first touch: the fault then takes a huge page.
+  // Before the first touch: the fault then takes a huge page. A chunk not
+  // meant for huge pages is advised against them, so that a kernel with THP
+  // "always" does not back it with one on its first fault either: the
+  // accounting (ResidentBytes) counts its 4 KiB pages. The advice fails
+  // only where the kernel has no THP at all.
   const bool huge =
       huge_pages_ && madvise(mem, kChunkBytes, MADV_HUGEPAGE) == 0;
+  if (!huge) (void)madvise(mem, kChunkBytes, MADV_NOHUGEPAGE);
   Chunk* c = new (mem) Chunk{};
   c->huge = huge;
   Poison(static_cast<char*>(mem) + kHeaderBytes, kChunkBytes - kHeaderBytes);

@@ -14,7 +14,7 @@
 //    round16(n + 8) - 8 (malloc_usable_size), and carries no chunk header.
 // Huge pages are only asked for when set_huge_pages(true) (the cache does it
 // for capacities of 64 MiB and more: a 2 MiB page is a fine grain there and a
-// coarse one for a small cache).
+// coarse one for a small cache); other chunks are advised against them.
 //
 // Memory: a slab whose last block is freed becomes free for any class; a
 // chunk whose last slab is freed is unmapped, except one kept as a spare so
@@ -74,8 +74,8 @@ class BlockArena {
   }
   // What the arena can hold in RSS: every huge-page chunk in full; of other
   // chunks the header's pages and every page a slab ever handed out (a slab
-  // freed stays resident until its chunk is unmapped). Assumes the kernel
-  // backs unadvised chunks with 4 KiB pages (THP "always" may not).
+  // freed stays resident until its chunk is unmapped). Those other chunks
+  // are advised MADV_NOHUGEPAGE, so this holds with THP "always" too.
   uint64_t ResidentBytes() const;
   size_t chunk_count() const { return chunks_.size(); }
 

@@ -128,7 +128,8 @@ public final class FalconOptions {
                                     + "(docs/benchmarks.md). It takes effect only where "
                                     + "/sys/kernel/mm/transparent_hugepage/enabled is 'madvise' "
                                     + "or 'always'. Set false on hosts where huge-page compaction "
-                                    + "stalls are a concern; the cache then uses 4 kb pages only.");
+                                    + "stalls are a concern; the cache's entry blocks then stay on "
+                                    + "4 kb pages, even where that setting is 'always'.");
 
     // -- column-family tuning (io.falconstate.flink.tuning) ----------------------------------
 
