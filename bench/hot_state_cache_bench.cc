@@ -17,12 +17,14 @@
 // docs/benchmarks.md).
 
 #include <benchmark/benchmark.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -247,6 +249,41 @@ void BM_SlotThenBlockFloor(benchmark::State& state) {
   for (char* b : blocks) std::free(b);
 }
 
+// The machine's memory latency, for reading the 1M figures: one load at a
+// time, each address taken from the line the previous load returned, along
+// one random cycle through 256 MiB of 64-byte lines (far beyond the caches).
+// range(0) = 1: the region is advised for huge pages (as the arena's chunks
+// of a large cache), 0: advised against them (4 KiB pages).
+void BM_PointerChase(benchmark::State& state) {
+  constexpr size_t kBytes = size_t{256} << 20;
+  constexpr size_t kLines = kBytes / 64;
+  constexpr size_t kAlign = size_t{2} << 20;
+  void* raw = mmap(nullptr, kBytes + kAlign, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) {
+    state.SkipWithError("mmap failed");
+    return;
+  }
+  char* mem = reinterpret_cast<char*>(
+      (reinterpret_cast<uintptr_t>(raw) + kAlign - 1) & ~(kAlign - 1));
+  (void)madvise(mem, kBytes,
+                state.range(0) != 0 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+  std::vector<uint32_t> cycle(kLines);
+  for (size_t i = 0; i < kLines; ++i) cycle[i] = static_cast<uint32_t>(i);
+  std::mt19937_64 rng(7);
+  std::shuffle(cycle.begin(), cycle.end(), rng);
+  for (size_t i = 0; i < kLines; ++i) {
+    *reinterpret_cast<void**>(mem + size_t{cycle[i]} * 64) =
+        mem + size_t{cycle[(i + 1) % kLines]} * 64;
+  }
+  void* p = mem + size_t{cycle[0]} * 64;
+  for (auto _ : state) {
+    p = *static_cast<void**>(p);
+    benchmark::DoNotOptimize(p);
+  }
+  munmap(raw, kBytes + kAlign);
+}
+
 const char* VariantName(int variant) {
   static const char* names[] = {"wtinylfu", "lru", "wtinylfu_malloc"};
   return names[variant];
@@ -263,6 +300,11 @@ void Register() {
       ->Arg(10000)
       ->Arg(1000000)
       ->ArgNames({"entries"})
+      ->MinTime(0.1);
+  benchmark::RegisterBenchmark("baseline_pointer_chase_256mib", BM_PointerChase)
+      ->Arg(0)
+      ->Arg(1)
+      ->ArgNames({"huge"})
       ->MinTime(0.1);
   benchmark::RegisterBenchmark("baseline_slot_then_block_floor", BM_SlotThenBlockFloor)
       ->Arg(10000)
@@ -353,7 +395,9 @@ void PrintHugePages() {
 // the process's anonymous RSS, against what they account for
 // (AllocatedBytes). Their chunks are advised against huge pages, so with
 // THP "always" too the two should stay close; a chunk the kernel backed
-// with a huge page would be 2 MiB of RSS for a few pages accounted.
+// with a huge page would be 2 MiB of RSS for a few pages accounted. Run it
+// with --benchmark_filter=NONE: after the benchmarks the caches refill
+// memory their fixtures freed, and RSS grows less than what they account.
 void PrintSmallCacheRss() {
   constexpr int kCaches = 8;
   constexpr uint64_t kEntries = 5000;
@@ -473,6 +517,17 @@ int main(int argc, char** argv) {
                     "median_real_ns=%.1f\n",
                     baseline, (long long)entries, times.second, times.first);
       }
+    }
+  }
+  for (int huge : {0, 1}) {
+    auto times =
+        get("baseline_pointer_chase_256mib/huge:" + std::to_string(huge) +
+            "/min_time:0.100");
+    if (times.second >= 0) {
+      std::printf(
+          "RESULT baseline_pointer_chase_256mib huge_pages=%s "
+          "median_cpu_ns=%.1f median_real_ns=%.1f\n",
+          huge ? "advised" : "off", times.second, times.first);
     }
   }
   PrintSmallCacheRss();  // first: no freed memory of other fixtures to reuse
