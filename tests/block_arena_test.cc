@@ -157,8 +157,7 @@ TEST(BlockArena, HugePageChunksCountInFull) {
 
 // The advice flags ("hg": MADV_HUGEPAGE, "nh": MADV_NOHUGEPAGE) of the
 // mapping holding `p`, as /proc/self/smaps lists them; nullopt when smaps
-// does not show that mapping with its flags (an emulator such as qemu-user
-// lists its own mappings, not the guest's).
+// has no such mapping or no VmFlags line for it.
 std::optional<std::vector<std::string>> AdviceOf(const void* p) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
   std::ifstream smaps("/proc/self/smaps");
