@@ -60,6 +60,42 @@ public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
         }
     }
 
+    /**
+     * A value larger than the whole cache (and than the io buffer it is serialized into) goes
+     * to RocksDB at once, byte for byte, and reads back from there.
+     */
+    @Test
+    public void testValueLargerThanTheCacheGoesToRocksDbIntact() throws Exception {
+        CheckpointableKeyedStateBackend<Integer> backend =
+                createKeyedBackend(IntSerializer.INSTANCE);
+        try {
+            ValueState<String> state =
+                    backend.getPartitionedState(
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            new ValueStateDescriptor<>("large", StringSerializer.INSTANCE));
+            StringBuilder text = new StringBuilder();
+            for (int i = 0; text.length() < 100_000; i++) {
+                text.append(i).append(i % 7 == 0 ? '\u20ac' : ' ');
+            }
+            String large = text.toString();
+            backend.setCurrentKey(1);
+            state.update(large);
+            backend.setCurrentKey(2);
+            state.update("small");
+            HotStateCacheManager<Integer> cache =
+                    ((FalconKeyedStateBackend<Integer>) backend).getHotStateCache();
+            assertThat(cache).isNotNull();
+            assertThat(cache.stats("large")[NativeHotStateCache.STAT_NOT_CACHED]).isEqualTo(1);
+            backend.setCurrentKey(1);
+            assertThat(state.value()).isEqualTo(large);
+            backend.setCurrentKey(2);
+            assertThat(state.value()).isEqualTo("small");
+        } finally {
+            backend.dispose();
+        }
+    }
+
     /** The configuration really evicts and writes back, and nothing is lost doing so. */
     @Test
     public void testTinyCacheEvictsAndWritesBack() throws Exception {
