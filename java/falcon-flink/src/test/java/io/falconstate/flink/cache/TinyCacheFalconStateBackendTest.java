@@ -53,6 +53,15 @@ public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
         return CachedBackends.tinyCache(new Configuration());
     }
 
+    /** A {@code ValueState<String>} named {@code name} in the void namespace of {@code backend}. */
+    protected static ValueState<String> stringState(
+            CheckpointableKeyedStateBackend<Integer> backend, String name) throws Exception {
+        return backend.getPartitionedState(
+                VoidNamespace.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE,
+                new ValueStateDescriptor<>(name, StringSerializer.INSTANCE));
+    }
+
     /** Fails the suite's setup unless {@link #falconConfig()} really switched its parts on. */
     protected void checkSwitchedOn(FalconStateBackend backend) {
         if (!backend.isCacheEnabled()) {
@@ -69,11 +78,7 @@ public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
         CheckpointableKeyedStateBackend<Integer> backend =
                 createKeyedBackend(IntSerializer.INSTANCE);
         try {
-            ValueState<String> state =
-                    backend.getPartitionedState(
-                            VoidNamespace.INSTANCE,
-                            VoidNamespaceSerializer.INSTANCE,
-                            new ValueStateDescriptor<>("large", StringSerializer.INSTANCE));
+            ValueState<String> state = stringState(backend, "large");
             StringBuilder text = new StringBuilder();
             for (int i = 0; text.length() < 100_000; i++) {
                 text.append(i).append(i % 7 == 0 ? '\u20ac' : ' ');
@@ -102,11 +107,7 @@ public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
         CheckpointableKeyedStateBackend<Integer> backend =
                 createKeyedBackend(IntSerializer.INSTANCE);
         try {
-            ValueState<String> state =
-                    backend.getPartitionedState(
-                            VoidNamespace.INSTANCE,
-                            VoidNamespaceSerializer.INSTANCE,
-                            new ValueStateDescriptor<>("tiny", StringSerializer.INSTANCE));
+            ValueState<String> state = stringState(backend, "tiny");
             for (int key = 0; key < 100; key++) {
                 backend.setCurrentKey(key);
                 state.update("v" + key);

@@ -11,15 +11,12 @@ import io.falconstate.flink.cache.HotStateCacheManager;
 import io.falconstate.flink.cache.TinyCacheFalconStateBackendTest;
 
 import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
-import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.contrib.streaming.state.FalconColumnFamilyAccess;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
-import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 
 import org.junit.Test;
 
@@ -67,11 +64,7 @@ public class TunedTinyCacheFalconStateBackendTest extends TinyCacheFalconStateBa
         CheckpointableKeyedStateBackend<Integer> backend =
                 createKeyedBackend(IntSerializer.INSTANCE);
         try {
-            ValueState<String> state =
-                    backend.getPartitionedState(
-                            VoidNamespace.INSTANCE,
-                            VoidNamespaceSerializer.INSTANCE,
-                            new ValueStateDescriptor<>("hashed", StringSerializer.INSTANCE));
+            ValueState<String> state = stringState(backend, "hashed");
             for (int key = 0; key < 100; key++) {
                 backend.setCurrentKey(key);
                 state.update("v" + key);
