@@ -465,8 +465,9 @@ inline size_t HotStateCache::Find(uint32_t state, std::string_view key, uint64_t
       // it arrives together with the first line instead of after it, when
       // the copy reaches it. A 1M-entry hit with 64-byte values: 7 of 7
       // alternated pairs faster, chained (one at a time) 459 -> 423 ns
-      // median; 256-byte values unchanged (docs/benchmarks.md, "The second
-      // line of a block").
+      // median. 256-byte values are likely a few percent slower, for a
+      // reason not found (docs/benchmarks.md, "The second line of a
+      // block").
       __builtin_prefetch(reinterpret_cast<const char*>(e) + 64);
       if (__builtin_expect(e->Holds(state, key), 1)) return p;
     }
