@@ -149,21 +149,22 @@ public final class FalconOptions {
                                     + "DB open and the memtable of such a column family is flushed "
                                     + "before any whole-column-family scan.");
 
+    /**
+     * Recognized so that a configuration asking for in-place updates fails with a reason instead
+     * of being ignored: {@code true} is refused (see {@link #rejectInplaceUpdates}).
+     */
     public static final ConfigOption<Boolean> TUNING_VALUE_STATE_INPLACE_UPDATE =
             ConfigOptions.key(PREFIX + "tuning.value-state.inplace-update")
                     .booleanType()
-                    .defaultValue(true)
+                    .defaultValue(false)
                     .withDescription(
-                            "With the HashLinkList memtable (tuning.value-state.hash-memtable), "
-                                    + "a ValueState column family's memtable overwrites a key's "
-                                    + "value in place when the new value is not longer (RocksDB's "
-                                    + "inplace_update_support), so a key the cache writes back "
-                                    + "many times keeps one memtable entry instead of one per "
-                                    + "write. Safe because Falcon flushes these memtables before "
-                                    + "every snapshot and every whole-column-family scan: no "
-                                    + "snapshot or iterator ever sees an entry that is later "
-                                    + "overwritten (docs/architecture.md, invariant 4). No effect "
-                                    + "without the hash memtable.");
+                            "Not supported; only 'false' is accepted. RocksDB's "
+                                    + "inplace_update_support on any column family makes "
+                                    + "DB::GetSnapshot return no snapshot for the whole database, "
+                                    + "and Flink needs one to migrate state values on restore "
+                                    + "(state schema evolution) and to keep a canonical savepoint "
+                                    + "point-in-time. 'true' fails at configuration time "
+                                    + "(docs/decisions/0001-no-inplace-memtable-updates.md).");
 
     public static final ConfigOption<Boolean> TUNING_MAP_STATE_RANGE_FILTER =
             ConfigOptions.key(PREFIX + "tuning.map-state.range-filter")
@@ -191,6 +192,23 @@ public final class FalconOptions {
             // Flink's message names the value it could not parse.
             throw new IllegalConfigurationException(
                     String.format("%s: %s; allowed: true, false", option.key(), e.getMessage()), e);
+        }
+    }
+
+    /**
+     * Fails when {@link #TUNING_VALUE_STATE_INPLACE_UPDATE} is {@code true}: in-place memtable
+     * updates and RocksDB snapshots cannot coexist in FRocksDB 6.20, and Flink's state migration
+     * and canonical savepoints need snapshots.
+     */
+    public static void rejectInplaceUpdates(ReadableConfig config) {
+        if (readBoolean(config, TUNING_VALUE_STATE_INPLACE_UPDATE)) {
+            throw new IllegalConfigurationException(
+                    TUNING_VALUE_STATE_INPLACE_UPDATE.key()
+                            + ": 'true' is not supported. With inplace_update_support on any "
+                            + "column family RocksDB gives no snapshot of the database, which "
+                            + "Flink needs to migrate state values on restore (a changed state "
+                            + "serializer) and to take point-in-time canonical savepoints. Remove "
+                            + "the option or set it to false.");
         }
     }
 

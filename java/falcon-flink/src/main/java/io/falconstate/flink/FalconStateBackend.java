@@ -109,8 +109,6 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
     /** {@link FalconOptions#TUNING_MAP_STATE_RANGE_FILTER}; null until configured. */
     @Nullable private Boolean rangeFilterEnabled;
 
-    /** {@link FalconOptions#TUNING_VALUE_STATE_INPLACE_UPDATE}; null until configured. */
-    @Nullable private Boolean inplaceUpdateEnabled;
 
     // -- runtime, per TaskManager ------------------------------------------------------------
 
@@ -176,10 +174,8 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
                 original.rangeFilterEnabled != null
                         ? original.rangeFilterEnabled
                         : ColumnFamilyTuner.rangeFilterEnabled(config);
-        this.inplaceUpdateEnabled =
-                original.inplaceUpdateEnabled != null
-                        ? original.inplaceUpdateEnabled
-                        : ColumnFamilyTuner.inplaceUpdateEnabled(config);
+        // Refused, never ignored: in-place updates would break state migration and savepoints.
+        FalconOptions.rejectInplaceUpdates(config);
     }
 
     @Override
@@ -249,16 +245,6 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
         return rangeFilterEnabled != null
                 ? rangeFilterEnabled
                 : FalconOptions.TUNING_MAP_STATE_RANGE_FILTER.defaultValue();
-    }
-
-    /**
-     * Whether hash-memtable ValueState column families also update values in place (only
-     * matters while {@link #isHashMemtableEnabled()}).
-     */
-    public boolean isInplaceUpdateEnabled() {
-        return inplaceUpdateEnabled != null
-                ? inplaceUpdateEnabled
-                : FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.defaultValue();
     }
 
     @Override
@@ -372,7 +358,6 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
                 isHashMemtableEnabled() || isRangeFilterEnabled()
                         ? new ColumnFamilyTuner(
                                 isHashMemtableEnabled(),
-                                isInplaceUpdateEnabled(),
                                 isRangeFilterEnabled(),
                                 CompositeKeyLayout.keyGroupPrefixBytes(numberOfKeyGroups))
                         : null;

@@ -79,17 +79,7 @@ public final class ColumnFamilyTuner implements AutoCloseable {
 
     private static final Logger LOG = FalconLog.LOG;
 
-    /**
-     * Reader-writer locks of a memtable with in-place updates. RocksDB takes one (by key hash) for
-     * every point read that finds a value and every in-place write. Its default, 10,000, is 560 KB
-     * of {@code pthread_rwlock_t} per memtable, outside the write buffer manager's accounting,
-     * and a likely cache miss per access. Only the task thread writes a keyed backend's
-     * memtables, so more stripes buy nothing.
-     */
-    static final long INPLACE_UPDATE_LOCKS = 64;
-
     private final boolean hashMemtableEnabled;
-    private final boolean inplaceUpdateEnabled;
     private final boolean rangeFilterEnabled;
     private final int keyGroupPrefixBytes;
     private final Map<String, TuningProfile> profiles = new ConcurrentHashMap<>();
@@ -104,24 +94,11 @@ public final class ColumnFamilyTuner implements AutoCloseable {
      */
     public ColumnFamilyTuner(
             boolean hashMemtableEnabled, boolean rangeFilterEnabled, int keyGroupPrefixBytes) {
-        this(hashMemtableEnabled, true, rangeFilterEnabled, keyGroupPrefixBytes);
-    }
-
-    /**
-     * @param inplaceUpdateEnabled whether hash-memtable column families also get in-place
-     *     updates ({@link FalconOptions#TUNING_VALUE_STATE_INPLACE_UPDATE})
-     */
-    public ColumnFamilyTuner(
-            boolean hashMemtableEnabled,
-            boolean inplaceUpdateEnabled,
-            boolean rangeFilterEnabled,
-            int keyGroupPrefixBytes) {
         if (keyGroupPrefixBytes != 1 && keyGroupPrefixBytes != 2) {
             throw new IllegalArgumentException(
                     "key-group prefix must be 1 or 2 bytes, got " + keyGroupPrefixBytes);
         }
         this.hashMemtableEnabled = hashMemtableEnabled;
-        this.inplaceUpdateEnabled = inplaceUpdateEnabled;
         this.rangeFilterEnabled = rangeFilterEnabled;
         this.keyGroupPrefixBytes = keyGroupPrefixBytes;
     }
@@ -132,9 +109,9 @@ public final class ColumnFamilyTuner implements AutoCloseable {
      */
     public static ColumnFamilyTuner fromConfig(
             ReadableConfig config, boolean cacheEnabled, int numberOfKeyGroups) {
+        FalconOptions.rejectInplaceUpdates(config);
         return new ColumnFamilyTuner(
                 hashMemtableMode(config).enabled(cacheEnabled),
-                inplaceUpdateEnabled(config),
                 rangeFilterEnabled(config),
                 CompositeKeyLayout.keyGroupPrefixBytes(numberOfKeyGroups));
     }
@@ -177,11 +154,6 @@ public final class ColumnFamilyTuner implements AutoCloseable {
         }
     }
 
-    /** {@link FalconOptions#TUNING_VALUE_STATE_INPLACE_UPDATE}, validated. */
-    public static boolean inplaceUpdateEnabled(ReadableConfig config) {
-        return FalconOptions.readBoolean(config, FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE);
-    }
-
     /** {@link FalconOptions#TUNING_MAP_STATE_RANGE_FILTER}, validated. */
     public static boolean rangeFilterEnabled(ReadableConfig config) {
         return FalconOptions.readBoolean(config, FalconOptions.TUNING_MAP_STATE_RANGE_FILTER);
@@ -193,10 +165,6 @@ public final class ColumnFamilyTuner implements AutoCloseable {
 
     public boolean rangeFilterEnabled() {
         return rangeFilterEnabled;
-    }
-
-    public boolean inplaceUpdateEnabled() {
-        return inplaceUpdateEnabled;
     }
 
     // -- deciding -------------------------------------------------------------------------------
@@ -311,7 +279,7 @@ public final class ColumnFamilyTuner implements AutoCloseable {
                         namespaceSerializer,
                         options.writeBufferSize());
         List<AutoCloseable> created = new ArrayList<>(1);
-        TuningProfile applied = apply(profile, options, created, inplaceUpdateEnabled);
+        TuningProfile applied = apply(profile, options, created);
         synchronized (ownedHandles) {
             ownedHandles.addAll(created);
         }
@@ -330,20 +298,6 @@ public final class ColumnFamilyTuner implements AutoCloseable {
             TuningProfile profile,
             ColumnFamilyOptions options,
             Collection<AutoCloseable> createdHandles) {
-        return apply(profile, options, createdHandles, false);
-    }
-
-    /**
-     * As {@link #apply(TuningProfile, ColumnFamilyOptions, Collection)}; with {@code
-     * inplaceUpdates}, a hash-memtable profile also turns on RocksDB's {@code
-     * inplace_update_support} (invariant 4: the caller flushes such memtables before every
-     * snapshot and whole-column-family scan).
-     */
-    public static TuningProfile apply(
-            TuningProfile profile,
-            ColumnFamilyOptions options,
-            Collection<AutoCloseable> createdHandles,
-            boolean inplaceUpdates) {
         if (!profile.tuned()) {
             return profile;
         }
@@ -374,13 +328,6 @@ public final class ColumnFamilyTuner implements AutoCloseable {
                             .setBucketCount(profile.hashBucketCount())
                             // Logging bucket statistics walks every bucket on each flush.
                             .setIfLogBucketDistWhenFlush(false));
-            if (inplaceUpdates) {
-                // One entry per key however often the cache writes it back. Safe only because
-                // Falcon flushes hash memtables before every snapshot and whole-CF scan
-                // (invariant 4): entries overwritten later are newer than any reader's view.
-                options.setInplaceUpdateSupport(true);
-                options.setInplaceUpdateNumLocks(INPLACE_UPDATE_LOCKS);
-            }
         }
         if (profile.prefixLength() > 0) {
             options.useFixedLengthPrefixExtractor(profile.prefixLength());

@@ -323,18 +323,23 @@ class ColumnFamilyTunerTest {
         toClose.add(tuner);
         assertThat(tuner.hashMemtableEnabled()).isTrue();
         assertThat(tuner.rangeFilterEnabled()).isTrue();
-        assertThat(tuner.inplaceUpdateEnabled()).isTrue();
         config.setString(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key(), "false");
-        try (ColumnFamilyTuner noInplace = ColumnFamilyTuner.fromConfig(config, true, 200)) {
-            assertThat(noInplace.inplaceUpdateEnabled()).isFalse();
-        }
+        ColumnFamilyTuner.fromConfig(config, true, 200).close();
         config.setString(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key(), "often");
         assertThatThrownBy(() -> ColumnFamilyTuner.fromConfig(config, true, 200))
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageContaining(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key())
                 .hasMessageContaining("'often'")
                 .hasMessageEndingWith("allowed: true, false");
+        // In-place memtable updates take RocksDB's snapshots away: refused, never ignored.
         config.setString(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key(), "true");
+        assertThatThrownBy(() -> ColumnFamilyTuner.fromConfig(config, true, 200))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageStartingWith(
+                        FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key()
+                                + ": 'true' is not supported")
+                .hasMessageContaining("migrate state values on restore");
+        config.removeConfig(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE);
 
         config.setString(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key(), "sometimes");
         assertThatThrownBy(() -> ColumnFamilyTuner.hashMemtableMode(config))

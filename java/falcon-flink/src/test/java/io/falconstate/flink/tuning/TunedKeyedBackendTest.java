@@ -124,7 +124,6 @@ class TunedKeyedBackendTest {
                 new FalconStateBackend(rocksDb).configure(config, getClass().getClassLoader());
         assertThat(backend.isHashMemtableEnabled()).isTrue();
         assertThat(backend.isRangeFilterEnabled()).isTrue();
-        assertThat(backend.isInplaceUpdateEnabled()).isTrue();
         return backend;
     }
 
@@ -333,8 +332,8 @@ class TunedKeyedBackendTest {
             assertThat(cfOptions(latest, "accState"))
                     .contains("memtable_factory=HashLinkListRepFactory",
                             "prefix_extractor=rocksdb.FixedPrefix.6",
-                            "inplace_update_support=true",
-                            "inplace_update_num_locks=64");
+                            // Snapshots need it off on every column family (FRocksDB 6.20).
+                            "inplace_update_support=false");
             assertThat(cfOptions(latest, "left-records"))
                     .contains("prefix_extractor=rocksdb.FixedPrefix.6", "memtable_factory=SkipListFactory",
                             "inplace_update_support=false")
@@ -347,49 +346,41 @@ class TunedKeyedBackendTest {
     }
 
     /**
-     * Invariant 4: hash ValueState column families update values in place, yet a canonical
-     * savepoint stays a point-in-time view. It is the one snapshot that reads RocksDB through a
-     * snapshot and iterators, in its asynchronous phase (in Flink 1.16 checkpoints, incremental or
-     * not, copy SST files after a flush). Between the savepoint's synchronous and asynchronous
-     * phases every value is overwritten twice (the second time in place); the restored state has
-     * the values of the savepoint's time. Fails if the flush before the snapshot is removed (the
-     * async phase would then miss or misread the memtable's entries), and if values are not
-     * updated in place (the memtable would hold two entries per key).
+     * A canonical savepoint is a point-in-time view although its iterators are opened later, in
+     * the asynchronous phase, while the task goes on writing: they read through a RocksDB
+     * snapshot taken in the synchronous phase. Between the two phases every value and map entry
+     * is overwritten and every column family flushed, so an iterator without a snapshot would
+     * read the new values from SST files. Fails when any column family disables snapshots (as
+     * {@code inplace_update_support} did: {@code DB::GetSnapshot} then returns null for the whole
+     * database).
      */
     @Test
-    void canonicalSavepointIsPointInTimeWhileValuesAreUpdatedInPlace() throws Exception {
+    void canonicalSavepointIsPointInTimeWhileTheTaskKeepsWriting() throws Exception {
         AbstractKeyedStateBackend<Integer> kb = keyedBackend(tunedBackend(), Collections.emptyList());
         KeyedStateHandle savepoint;
         try {
             write(kb);
             FalconKeyedStateBackend<Integer> falcon = (FalconKeyedStateBackend<Integer>) kb;
-            ValueState<Long> acc = acc(kb);
-            // A second write of the same length: in place, one memtable entry per key.
-            for (int k = 0; k < KEYS; k++) {
-                kb.setCurrentKey(k);
-                acc.update(k * 10L);
-            }
-            assertThat(FalconColumnFamilyAccess.activeMemtableEntries(
-                            falcon.getRocksDBKeyedStateBackend(), "accState"))
-                    .isEqualTo(KEYS);
-
             RunnableFuture<SnapshotResult<KeyedStateHandle>> future =
                     startCanonicalSavepoint(kb);
-            for (long round = 1; round <= 2; round++) {
-                for (int k = 0; k < KEYS; k++) {
-                    kb.setCurrentKey(k);
-                    acc.update(-k - round);
-                }
+            ValueState<Long> acc = acc(kb);
+            MapState<Long, String> left = left(kb);
+            for (int k = 0; k < KEYS; k++) {
+                kb.setCurrentKey(k);
+                acc.update(-k - 1L);
+                left.put(2L, "overwritten");
+                left.put(9L, "added");
             }
-            assertThat(FalconColumnFamilyAccess.activeMemtableEntries(
-                            falcon.getRocksDBKeyedStateBackend(), "accState"))
-                    .as("the second round updated in place")
-                    .isEqualTo(KEYS);
+            for (String state : new String[] {"accState", "left-records"}) {
+                assertThat(FalconColumnFamilyAccess.flushColumnFamily(
+                                falcon.getRocksDBKeyedStateBackend(), state))
+                        .isTrue();
+            }
             savepoint = FutureUtils.runIfNotDoneAndGet(future).getJobManagerOwnedSnapshot();
             assertThat(savepoint)
                     .isInstanceOf(org.apache.flink.runtime.state.KeyGroupsStateHandle.class);
             kb.setCurrentKey(7);
-            assertThat(acc.value()).isEqualTo(-7L - 2);
+            assertThat(acc.value()).isEqualTo(-8L);
         } finally {
             kb.dispose();
         }
