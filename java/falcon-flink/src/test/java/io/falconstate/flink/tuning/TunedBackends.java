@@ -34,6 +34,7 @@ import org.apache.flink.streaming.api.operators.StreamOperatorStateHandler;
 import org.apache.flink.util.concurrent.FutureUtils;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.UUID;
@@ -272,8 +273,8 @@ public final class TunedBackends {
                 SavepointType.savepoint(format), CheckpointStorageLocationReference.getDefault());
     }
 
-    /** A singleton restore list. */
+    /** A restore list of one handle; mutable, as Flink's rescaling restore removes from it. */
     public static Collection<KeyedStateHandle> from(KeyedStateHandle handle) {
-        return Collections.singletonList(handle);
+        return new ArrayList<>(Collections.singletonList(handle));
     }
 }

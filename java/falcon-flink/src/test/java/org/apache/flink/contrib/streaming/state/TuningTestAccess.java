@@ -4,6 +4,9 @@
 package org.apache.flink.contrib.streaming.state;
 
 import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Snapshot;
 
 /** Test-only view of a state's column family in Flink's RocksDB keyed backend. */
 public final class TuningTestAccess {
@@ -27,5 +30,32 @@ public final class TuningTestAccess {
             sb.append(backend.db.getProperty(handle, p));
         }
         return sb.toString();
+    }
+
+    /** Whether the backend's RocksDB gives snapshots (it does not once any CF updates in place). */
+    public static boolean givesSnapshots(RocksDBKeyedStateBackend<?> backend) {
+        Snapshot snapshot = backend.db.getSnapshot();
+        if (snapshot == null) {
+            return false;
+        }
+        backend.db.releaseSnapshot(snapshot);
+        snapshot.close();
+        return true;
+    }
+
+    /**
+     * Every entry of a state's column family, memtables and SST files alike: a total-order
+     * iterator, which also walks a HashLinkList memtable completely.
+     */
+    public static long entries(RocksDBKeyedStateBackend<?> backend, String state) {
+        ColumnFamilyHandle handle = backend.getColumnFamilyHandle(state);
+        long count = 0;
+        try (ReadOptions options = new ReadOptions().setTotalOrderSeek(true);
+                RocksIterator it = backend.db.newIterator(handle, options)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                count++;
+            }
+        }
+        return count;
     }
 }
