@@ -24,7 +24,11 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.state.api.OperatorTransformation;
 import org.apache.flink.state.api.SavepointReader;
+import org.apache.flink.state.api.SavepointWriter;
+import org.apache.flink.state.api.StateBootstrapTransformation;
+import org.apache.flink.state.api.functions.KeyedStateBootstrapFunction;
 import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
@@ -50,7 +54,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A canonical savepoint taken while a job runs on Falcon is read back through the State Processor
- * API, with the stock RocksDB backend (savepoints stay readable without Falcon) and with Falcon.
+ * API, with the stock RocksDB backend (savepoints stay readable without Falcon) and with Falcon;
+ * and a savepoint the State Processor API writes through Falcon reads back the same way.
  */
 class FalconSavepointITCase {
 
@@ -77,6 +82,39 @@ class FalconSavepointITCase {
                         () -> read(savepoint, new FalconStateBackend()));
         assertThat(falconRead.activationLines()).hasSize(1);
         assertThat(falconRead.result()).isEqualTo(expected);
+    }
+
+    /**
+     * The State Processor API writes a savepoint through Falcon's keyed backend (its canonical
+     * savepoint, read through a RocksDB snapshot, of tuned and cached states); the stock backend
+     * and Falcon read the same states back.
+     */
+    @Test
+    void savepointWrittenThroughFalconByTheStateProcessorApiIsReadableOnStock() throws Exception {
+        String path = tmp.resolve("bootstrapped").toUri().toString();
+        FalconTestAccess.Activation<Void> write =
+                FalconTestAccess.runCapturingActivation(
+                        () -> {
+                            StreamExecutionEnvironment env =
+                                    StreamExecutionEnvironment.createLocalEnvironment(1);
+                            StateBootstrapTransformation<Long> states =
+                                    OperatorTransformation.bootstrapWith(
+                                                    env.fromSequence(0, StatefulJobs.RECORDS - 1))
+                                            .keyBy(v -> v % StatefulJobs.KEYS, Types.LONG)
+                                            .transform(new Bootstrapper());
+                            SavepointWriter.newSavepoint(new FalconStateBackend(), 128)
+                                    .withOperator("stateful-counter", states)
+                                    .write(path);
+                            env.execute("bootstrap a savepoint");
+                            return null;
+                        });
+        assertThat(write.falconLines())
+                .contains(
+                        "INFO [FALCON] sum is valueState, use HashLinkList as memTable structure (prefix 10 bytes)")
+                .anyMatch(l -> l.startsWith("INFO [FALCON] <sum, VALUE> falcon cache enabled"));
+
+        assertThat(read(path, new EmbeddedRocksDBStateBackend())).isEqualTo(expected());
+        assertThat(read(path, new FalconStateBackend())).isEqualTo(expected());
     }
 
     private String takeSavepoint(Configuration config) throws Exception {
@@ -184,6 +222,32 @@ class FalconSavepointITCase {
                 throws Exception {
             super.processElement(value, ctx, out);
             PROCESSED.incrementAndGet();
+        }
+    }
+
+    /** Writes the states {@link StatefulJobs.StatefulCounter} would have after all records. */
+    private static final class Bootstrapper extends KeyedStateBootstrapFunction<Long, Long> {
+        private static final long serialVersionUID = 1L;
+        private transient ValueState<Long> sum;
+        private transient MapState<Long, Long> buckets;
+        private transient ListState<Long> values;
+
+        @Override
+        public void open(Configuration parameters) {
+            sum = getRuntimeContext().getState(new ValueStateDescriptor<>("sum", Types.LONG));
+            buckets =
+                    getRuntimeContext()
+                            .getMapState(new MapStateDescriptor<>("buckets", Types.LONG, Types.LONG));
+            values = getRuntimeContext().getListState(new ListStateDescriptor<>("values", Types.LONG));
+        }
+
+        @Override
+        public void processElement(Long value, Context ctx) throws Exception {
+            Long current = sum.value();
+            sum.update(current == null ? value : current + value);
+            Long bucket = buckets.get(value % 10);
+            buckets.put(value % 10, bucket == null ? 1L : bucket + 1);
+            values.add(value);
         }
     }
 
