@@ -377,7 +377,7 @@ if JOB_D="$(submit -Dstate.backend.falcon.native.required=true -Drestart-strateg
   state="$(wait_job_end "$HOME_DIR" "$JOB_D" 90)"
   root="$(rest_get "$HOME_DIR" "/jobs/$JOB_D/exceptions" \
     "(j['exceptionHistory']['entries'] or [{}])[0].get('stacktrace') or j.get('root-exception')")"
-  reason="$(grep -m1 -o '\[FALCON\].*libfalcon_jni\.so.*' <<<"$root" | cut -c1-240)"
+  reason="$(grep -m1 -o '\[FALCON\] native library not loaded (tried: .*libfalcon_jni\.so.*); state\.backend\.falcon\.native\.required is true, so no keyed state backend is created' <<<"$root" | cut -c1-240)"
   if [[ "$state" == FAILED && -n "$reason" ]]; then
     pass native-required "$(elapsed "$t")" "job FAILED: $reason..."
   else

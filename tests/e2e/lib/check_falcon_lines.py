@@ -65,6 +65,9 @@ FORMATS = {
     'warn': re.compile(
         r'\[FALCON\] WARN native library not loaded \(tried: (.+)\); '
         r'running as the stock RocksDB backend'),
+    'unknown-option': re.compile(
+        r'\[FALCON\] WARN unknown option (state\.backend\.falcon\.\S+); '
+        r'did you mean (state\.backend\.falcon\.\S+)\?'),
 }
 
 # A log4j line of Flink's pattern: "<date> <time> <LEVEL> <logger> [<thread>] - <message>".

@@ -12,6 +12,8 @@ import org.apache.flink.configuration.MemorySize;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -29,6 +31,7 @@ public final class FalconLog {
     private static final AtomicBoolean ACTIVATION_LOGGED = new AtomicBoolean();
     private static final AtomicBoolean NATIVE_WARNING_LOGGED = new AtomicBoolean();
     private static final AtomicBoolean TASKMANAGER_CACHE_LOGGED = new AtomicBoolean();
+    private static final Set<String> UNKNOWN_OPTIONS_LOGGED = ConcurrentHashMap.newKeySet();
 
     private FalconLog() {}
 
@@ -65,6 +68,35 @@ public final class FalconLog {
         return "[FALCON] WARN native library not loaded (tried: "
                 + result.describeAttempts()
                 + "); running as the stock RocksDB backend";
+    }
+
+    /**
+     * The message of the exception that refuses a keyed backend when {@link
+     * FalconOptions#NATIVE_REQUIRED} is set and the native library is not loaded: {@code [FALCON]
+     * native library not loaded (tried: <each place and why>); state.backend.falcon.native.required
+     * is true, so no keyed state backend is created}.
+     */
+    public static String nativeRequiredFailure(NativeLoadResult result) {
+        return "[FALCON] native library not loaded (tried: "
+                + result.describeAttempts()
+                + "); "
+                + FalconOptions.NATIVE_REQUIRED.key()
+                + " is true, so no keyed state backend is created";
+    }
+
+    /**
+     * {@code [FALCON] WARN unknown option <key>; did you mean <closest known key>?}: a key under
+     * {@code state.backend.falcon.} that no option has, which Flink would otherwise ignore.
+     */
+    public static String unknownOptionLine(String key, String closestKey) {
+        return "[FALCON] WARN unknown option " + key + "; did you mean " + closestKey + "?";
+    }
+
+    /** Logs {@link #unknownOptionLine} at WARN, once per key per JVM. */
+    static void logUnknownOptionOnce(String key, String closestKey) {
+        if (UNKNOWN_OPTIONS_LOGGED.add(key)) {
+            LOG.warn(unknownOptionLine(key, closestKey));
+        }
     }
 
     /** Logs the activation line at INFO, the first time per JVM only (built only then). */
@@ -189,6 +221,7 @@ public final class FalconLog {
         ACTIVATION_LOGGED.set(false);
         NATIVE_WARNING_LOGGED.set(false);
         TASKMANAGER_CACHE_LOGGED.set(false);
+        UNKNOWN_OPTIONS_LOGGED.clear();
     }
 
     private static String onOff(boolean on) {

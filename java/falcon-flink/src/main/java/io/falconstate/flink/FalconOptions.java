@@ -5,13 +5,17 @@ package io.falconstate.flink;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Falcon's configuration keys, all under {@value #PREFIX}. Every option here is listed in {@code
@@ -28,9 +32,10 @@ public final class FalconOptions {
                     .defaultValue(false)
                     .withDescription(
                             "When true, creating a keyed state backend fails if libfalcon_jni.so "
-                                    + "cannot be loaded (the exception carries the same text as the "
-                                    + "[FALCON] WARN line). When false, the job logs that WARN line "
-                                    + "once and runs exactly as on the stock RocksDB backend.");
+                                    + "cannot be loaded; the exception names every place tried "
+                                    + "and why, as the [FALCON] WARN line does. When false, the "
+                                    + "job logs that WARN line once and runs exactly as on the "
+                                    + "stock RocksDB backend.");
 
     public static final ConfigOption<Boolean> CACHE_ENABLED =
             ConfigOptions.key(PREFIX + "cache.enabled")
@@ -210,6 +215,63 @@ public final class FalconOptions {
                             + "serializer) and to take point-in-time canonical savepoints. Remove "
                             + "the option or set it to false.");
         }
+    }
+
+    /**
+     * The keys under {@value #PREFIX} in {@code config} that are no Falcon option (a typo such as
+     * {@code cache.enable}), sorted. Only a {@link Configuration} can list its keys; for any other
+     * {@link ReadableConfig} the list is empty.
+     */
+    public static List<String> unknownKeys(ReadableConfig config) {
+        if (!(config instanceof Configuration)) {
+            return Collections.emptyList();
+        }
+        Set<String> known = new HashSet<>();
+        for (ConfigOption<?> option : all()) {
+            known.add(option.key());
+        }
+        List<String> unknown = new ArrayList<>();
+        for (String key : ((Configuration) config).keySet()) {
+            if (key.startsWith(PREFIX) && !known.contains(key)) {
+                unknown.add(key);
+            }
+        }
+        Collections.sort(unknown);
+        return unknown;
+    }
+
+    /** The Falcon option key with the smallest edit distance to {@code key}. */
+    public static String closestKey(String key) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (ConfigOption<?> option : all()) {
+            int distance = editDistance(key, option.key());
+            if (distance < bestDistance) {
+                best = option.key();
+                bestDistance = distance;
+            }
+        }
+        return best;
+    }
+
+    /** Levenshtein distance: insertions, deletions and substitutions of single characters. */
+    static int editDistance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
     }
 
     /** Every option Falcon defines, for documentation checks. */

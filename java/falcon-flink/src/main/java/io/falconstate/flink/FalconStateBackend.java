@@ -176,6 +176,9 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
                         : ColumnFamilyTuner.rangeFilterEnabled(config);
         // Refused, never ignored: in-place updates would break state migration and savepoints.
         FalconOptions.rejectInplaceUpdates(config);
+        for (String key : FalconOptions.unknownKeys(config)) {
+            FalconLog.logUnknownOptionOnce(key, FalconOptions.closestKey(key));
+        }
     }
 
     @Override
@@ -315,11 +318,10 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
 
         NativeLoadResult nativeLibrary = nativeLoader.get();
         if (!nativeLibrary.isLoaded()) {
-            String line = FalconLog.nativeNotLoadedLine(nativeLibrary);
             if (isNativeRequired()) {
-                throw new IOException(line);
+                throw new IOException(FalconLog.nativeRequiredFailure(nativeLibrary));
             }
-            FalconLog.logNativeNotLoadedOnce(line);
+            FalconLog.logNativeNotLoadedOnce(FalconLog.nativeNotLoadedLine(nativeLibrary));
             // Exactly the stock backend, built by the stock backend.
             return rocksDb.createKeyedStateBackend(
                     env,

@@ -8,6 +8,7 @@ import io.falconstate.flink.nativeaccess.NativeLoadResult;
 import io.falconstate.flink.nativeaccess.NativeLoadResults;
 
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
 import org.apache.flink.contrib.streaming.state.RocksDBOptions;
@@ -30,6 +31,7 @@ import java.nio.file.Path;
 import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -68,6 +70,43 @@ class FalconActivationTest {
                         config, getClass().getClassLoader(), null);
         assertThat(loaded).isInstanceOf(FalconStateBackend.class);
         return (FalconStateBackend) loaded;
+    }
+
+    /** A typo under state.backend.falcon. is named once per JVM, with the key it resembles. */
+    @Test
+    void unknownFalconOptionIsNamedWithTheClosestKnownOne() throws Exception {
+        FalconLog.resetOnceGuardsForTesting();
+        try (LogCapture log = new LogCapture("io.falconstate")) {
+            Configuration config = new Configuration();
+            config.setString("state.backend.falcon.cache.enable", "false");
+            config.setString("state.backend.falcon.tuning.map-state.rangefilter", "true");
+            config.setString("state.backend.rocksdb.unrelated-typo", "1");
+            FalconStateBackend backend = loadFromConfig(config);
+            loadFromConfig(config);
+            // The typo changes nothing: the cache stays on.
+            assertThat(backend.isCacheEnabled()).isTrue();
+            assertThat(log.falconLines())
+                    .containsExactly(
+                            "WARN [FALCON] WARN unknown option state.backend.falcon.cache.enable;"
+                                    + " did you mean state.backend.falcon.cache.enabled?",
+                            "WARN [FALCON] WARN unknown option"
+                                    + " state.backend.falcon.tuning.map-state.rangefilter; did you"
+                                    + " mean state.backend.falcon.tuning.map-state.range-filter?");
+        } finally {
+            FalconLog.resetOnceGuardsForTesting();
+        }
+    }
+
+    /** In-place memtable updates would break state migration: refused when the job is set up. */
+    @Test
+    void inplaceUpdatesAreRefusedAtConfiguration() {
+        Configuration config = new Configuration();
+        config.setString("state.backend.falcon.tuning.value-state.inplace-update", "true");
+        assertThatThrownBy(() -> loadFromConfig(config))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("'true' is not supported");
+        config.setString("state.backend.falcon.tuning.value-state.inplace-update", "false");
+        assertThatCode(() -> loadFromConfig(config)).doesNotThrowAnyException();
     }
 
     @Test
@@ -166,7 +205,7 @@ class FalconActivationTest {
     }
 
     @Test
-    void nativeRequiredFailsWithTheWarningText() throws Exception {
+    void nativeRequiredFailsNamingWhatWasTried() throws Exception {
         NativeLoadResult missing = NativeLoadResults.missingFile(MISSING);
         FalconStateBackend.setNativeLoaderForTesting(() -> missing);
         Configuration config = new Configuration();
@@ -177,11 +216,12 @@ class FalconActivationTest {
             assertThatThrownBy(() -> KeyedBackends.create(backend, env, 1.0))
                     .isInstanceOf(IOException.class)
                     .hasMessage(
-                            "[FALCON] WARN native library not loaded (tried: -Dfalcon.native.library="
+                            "[FALCON] native library not loaded (tried: -Dfalcon.native.library="
                                     + MISSING
                                     + ": "
                                     + MISSING
-                                    + " does not exist); running as the stock RocksDB backend");
+                                    + " does not exist); state.backend.falcon.native.required is"
+                                    + " true, so no keyed state backend is created");
             assertThat(log.falconLines()).isEmpty();
         }
     }

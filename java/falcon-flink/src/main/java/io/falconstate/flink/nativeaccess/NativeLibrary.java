@@ -22,7 +22,8 @@ import java.util.function.Consumer;
  * <ol>
  *   <li>the file named by the system property {@value #LIBRARY_PATH_PROPERTY} (exact path; when
  *       the property is set and that file cannot be loaded, that is the result: no fallback, so a
- *       misconfiguration is never hidden by another copy of the library);
+ *       misconfiguration is never hidden by another copy of the library; a property set to an
+ *       empty value is such a misconfiguration too);
  *   <li>{@value #LIBRARY_FILE_NAME} in the directory of the jar holding this class (for a Flink
  *       installation, {@code $FLINK_HOME/lib});
  *   <li>{@value #LIBRARY_FILE_NAME} in each directory of {@code java.library.path}.
@@ -80,7 +81,15 @@ public final class NativeLibrary {
             String javaLibraryPath,
             Consumer<String> loader) {
         List<String> attempts = new ArrayList<>();
-        if (propertyValue != null && !propertyValue.trim().isEmpty()) {
+        if (propertyValue != null && propertyValue.trim().isEmpty()) {
+            // Set, but to nothing (an unset shell variable, say): as final as any other value.
+            attempts.add(
+                    "-D"
+                            + LIBRARY_PATH_PROPERTY
+                            + "=: empty; name the library file or remove the property");
+            return NativeLoadResult.failure(attempts);
+        }
+        if (propertyValue != null) {
             File file = new File(propertyValue.trim());
             String place = "-D" + LIBRARY_PATH_PROPERTY + "=" + file;
             if (tryLoad(place, file, loader, attempts)) {
@@ -120,6 +129,10 @@ public final class NativeLibrary {
 
     private static boolean tryLoad(
             String place, File file, Consumer<String> loader, List<String> attempts) {
+        if (file.isDirectory()) {
+            attempts.add(place + ": " + file + " is a directory");
+            return false;
+        }
         if (!file.isFile()) {
             attempts.add(place + ": " + file + " does not exist");
             return false;

@@ -76,6 +76,33 @@ class NativeLibraryTest {
     }
 
     @Test
+    void aPropertyNamingADirectorySaysSo(@TempDir Path dir) throws IOException {
+        copyLibraryInto(dir);
+        RecordingLoader loader = new RecordingLoader();
+        NativeLoadResult result = NativeLibrary.loadFrom(dir.toString(), dir.toFile(), "", loader);
+        assertThat(result.isLoaded()).isFalse();
+        assertThat(loader.paths).isEmpty();
+        assertThat(result.describeAttempts())
+                .isEqualTo("-Dfalcon.native.library=" + dir + ": " + dir + " is a directory");
+    }
+
+    /** An empty value is set, so it is final like any other: no fallback to the jar directory. */
+    @Test
+    void anEmptyPropertyIsAnErrorWithoutFallback(@TempDir Path dir) throws IOException {
+        copyLibraryInto(dir);
+        RecordingLoader loader = new RecordingLoader();
+        for (String empty : new String[] {"", "  "}) {
+            NativeLoadResult result = NativeLibrary.loadFrom(empty, dir.toFile(), "", loader);
+            assertThat(result.isLoaded()).isFalse();
+            assertThat(result.describeAttempts())
+                    .isEqualTo(
+                            "-Dfalcon.native.library=: empty; name the library file or remove the"
+                                    + " property");
+        }
+        assertThat(loader.paths).isEmpty();
+    }
+
+    @Test
     void aPropertyNamingANonLibraryReportsTheLinkError(@TempDir Path dir) throws IOException {
         Path notALibrary = dir.resolve("libfalcon_jni.so");
         Files.write(notALibrary, "not an ELF file".getBytes(StandardCharsets.UTF_8));
