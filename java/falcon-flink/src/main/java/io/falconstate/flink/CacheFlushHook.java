@@ -9,7 +9,8 @@ package io.falconstate.flink;
  * asynchronous checkpoint thread. Implementations must leave RocksDB holding every acknowledged
  * update when a {@code flush*} method returns.
  *
- * <p>This version ships only {@link #NONE}: the cache issue plugs its implementation in here.
+ * <p>The hot-state cache implements it; {@link FalconKeyedStateBackend} calls it at every flush
+ * point, before it flushes hash memtables.
  */
 public interface CacheFlushHook {
 
@@ -36,25 +37,4 @@ public interface CacheFlushHook {
      * disposed backend's state is never read again).
      */
     void release();
-
-    /** The hook when nothing is cached. */
-    CacheFlushHook NONE =
-            new CacheFlushHook() {
-                @Override
-                public void flushAll() {}
-
-                @Override
-                public void flushState(String stateName) {}
-
-                @Override
-                public void flushAndDropState(String stateName) {}
-
-                @Override
-                public void release() {}
-
-                @Override
-                public String toString() {
-                    return "CacheFlushHook.NONE";
-                }
-            };
 }

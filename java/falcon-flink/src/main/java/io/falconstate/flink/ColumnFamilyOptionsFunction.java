@@ -31,11 +31,6 @@ public final class ColumnFamilyOptionsFunction implements Function<String, Colum
     private final StateRegistry registry;
     @Nullable private final ColumnFamilyTuner tuner;
 
-    public ColumnFamilyOptionsFunction(
-            RocksDBResourceContainer resourceContainer, StateRegistry registry) {
-        this(resourceContainer, registry, null);
-    }
-
     /** With {@code tuner} null, exactly the stock options. */
     public ColumnFamilyOptionsFunction(
             RocksDBResourceContainer resourceContainer,

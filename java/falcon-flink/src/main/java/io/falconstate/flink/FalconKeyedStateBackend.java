@@ -5,12 +5,13 @@ package io.falconstate.flink;
 
 import io.falconstate.flink.cache.HotStateCacheManager;
 import io.falconstate.flink.tuning.ColumnFamilyTuner;
-import io.falconstate.flink.tuning.HashColumnFamilyFlushHook;
+import io.falconstate.flink.tuning.KeyLengthInvariant;
 
 import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.contrib.streaming.state.FalconColumnFamilyAccess;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SnapshotType;
@@ -47,49 +48,39 @@ import java.util.stream.Stream;
  * <ul>
  *   <li>{@link #createOrUpdateInternalState}: records the state's kind and serializers in the
  *       {@link StateRegistry} (before RocksDB creates the column family, so the per-state options
- *       function can read it); a re-registration first calls {@link
- *       CacheFlushHook#flushAndDropState}. The inner state is returned as is in this version.
- *   <li>{@link #snapshot}, {@link #savepoint()}, {@link #numKeyValueStateEntries()}: {@link
- *       CacheFlushHook#flushAll()} first, on the calling task thread.
- *   <li>{@link #getKeys}, {@link #getKeysAndNamespaces}, {@link #applyToAllKeys}: {@link
- *       CacheFlushHook#flushState} first.
- *   <li>{@link #dispose()}: {@link CacheFlushHook#release()}, then the inner backend.
+ *       function can read it); a re-registration first flushes the state and drops its cached
+ *       entries; a ValueState comes back behind the hot-state cache (not a queryable one).
+ *   <li>{@link #snapshot}, {@link #savepoint()}, {@link #numKeyValueStateEntries()}: every dirty
+ *       cache entry into RocksDB, then every hash memtable flushed, on the calling task thread.
+ *   <li>{@link #getKeys}, {@link #getKeysAndNamespaces}, {@link #applyToAllKeys}: the same for
+ *       the one state.
+ *   <li>{@link #dispose()}: releases what it owns, in order.
  * </ul>
  *
- * <p>Not thread-safe, like every keyed backend: the task thread drives it.
+ * <p>It owns the inner RocksDB backend, the cache (null when off) and the column-family tuner
+ * (null when no tuning is on). {@link #dispose()} releases the cache (discarding dirty entries: a
+ * disposed backend is never read again), then RocksDB, then the tuner's filters, which RocksDB's
+ * table factories reference until the DB is closed. Not thread-safe, like every keyed backend: the
+ * task thread drives it.
  */
 public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
 
     private final RocksDBKeyedStateBackend<K> rocksDb;
     private final StateRegistry registry;
-    private final CacheFlushHook flushHook;
     @Nullable private final HotStateCacheManager<K> cache;
-    /** The column-family tuning (it comes with its flush hook); null when tuning is off. */
     @Nullable private final ColumnFamilyTuner tuner;
+    private boolean disposed;
 
-    FalconKeyedStateBackend(
-            RocksDBKeyedStateBackend<K> rocksDb, StateRegistry registry, CacheFlushHook flushHook) {
-        this(rocksDb, registry, flushHook, null);
-    }
-
-    /**
-     * With {@code cache} non-null, non-queryable ValueStates are served through it; {@code
-     * flushHook} must then flush it (it is the cache itself, or a hook that calls it first).
-     */
     FalconKeyedStateBackend(
             RocksDBKeyedStateBackend<K> rocksDb,
             StateRegistry registry,
-            CacheFlushHook flushHook,
-            @Nullable HotStateCacheManager<K> cache) {
+            @Nullable HotStateCacheManager<K> cache,
+            @Nullable ColumnFamilyTuner tuner) {
         super(rocksDb);
         this.rocksDb = rocksDb;
         this.registry = registry;
-        this.flushHook = flushHook;
         this.cache = cache;
-        this.tuner =
-                flushHook instanceof HashColumnFamilyFlushHook
-                        ? ((HashColumnFamilyFlushHook) flushHook).tuner()
-                        : null;
+        this.tuner = tuner;
     }
 
     /** The hot-state cache of this backend; null when the cache is off. */
@@ -108,8 +99,10 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         return registry;
     }
 
-    public CacheFlushHook getFlushHook() {
-        return flushHook;
+    /** The column-family tuner of this backend; null when no tuning is on. */
+    @Nullable
+    public ColumnFamilyTuner getColumnFamilyTuner() {
+        return tuner;
     }
 
     // -- state creation -----------------------------------------------------------------------
@@ -136,7 +129,7 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         String name = stateDesc.getName();
         if (registry.contains(name)) {
             // Re-registration may migrate every stored value: RocksDB must hold them all.
-            flushHook.flushAndDropState(name);
+            flushAndDropState(name);
         }
         StateRegistry.RegisteredState previous = registry.record(namespaceSerializer, stateDesc);
         try {
@@ -151,8 +144,8 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             int requiredKeyLength =
                     tuner == null
                             ? -1
-                            : tuner.checkRegistration(
-                                    name, rocksDb.getKeySerializer(), namespaceSerializer);
+                            : KeyLengthInvariant.checkRegistration(
+                                    tuner, name, rocksDb.getKeySerializer(), namespaceSerializer);
             return maybeCached(stateDesc, state, requiredKeyLength);
         } catch (Exception | Error e) {
             registry.restore(name, previous);
@@ -198,14 +191,14 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             @Nonnull CheckpointStreamFactory streamFactory,
             @Nonnull CheckpointOptions checkpointOptions)
             throws Exception {
-        flushHook.flushAll();
+        flushAll();
         return rocksDb.snapshot(checkpointId, timestamp, streamFactory, checkpointOptions);
     }
 
     @Nonnull
     @Override
     public SavepointResources<K> savepoint() throws Exception {
-        flushHook.flushAll();
+        flushAll();
         return rocksDb.savepoint();
     }
 
@@ -252,7 +245,7 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             PartitionStateFactory partitionStateFactory)
             throws Exception {
         // Keys come from getKeys (flushed there too); states come from this backend.
-        flushHook.flushState(stateDescriptor.getName());
+        flushState(stateDescriptor.getName());
         super.applyToAllKeys(
                 namespace, namespaceSerializer, stateDescriptor, function, partitionStateFactory);
     }
@@ -260,18 +253,56 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     @Override
     public int numKeyValueStateEntries() {
         try {
-            flushHook.flushAll();
+            flushAll();
         } catch (Exception e) {
             throw new FlinkRuntimeException("[FALCON] flushing the cache failed", e);
         }
         return rocksDb.numKeyValueStateEntries();
     }
 
+    // -- flush points -------------------------------------------------------------------------------
+
+    /**
+     * Before a snapshot or a whole-backend count: every dirty cache entry into RocksDB, then every
+     * hash memtable flushed (invariant 1: whole-column-family scans do not see them).
+     */
+    public void flushAll() throws Exception {
+        if (cache != null) {
+            cache.flushAll();
+        }
+        flushHashMemtables();
+    }
+
+    /** Every hash memtable flushed; also once right after a restore, which may have filled them. */
+    void flushHashMemtables() throws Exception {
+        if (tuner != null) {
+            for (String state : tuner.hashColumnFamilies()) {
+                FalconColumnFamilyAccess.flushColumnFamily(rocksDb, state);
+            }
+        }
+    }
+
     private void flushState(String state) {
         try {
-            flushHook.flushState(state);
+            if (cache != null) {
+                cache.flushState(state);
+            }
+            flushMemtableBeforeScan(state);
         } catch (Exception e) {
             throw new FlinkRuntimeException("[FALCON] flushing state " + state + " failed", e);
+        }
+    }
+
+    private void flushAndDropState(String state) throws Exception {
+        if (cache != null) {
+            cache.flushAndDropState(state);
+        }
+        flushMemtableBeforeScan(state);
+    }
+
+    private void flushMemtableBeforeScan(String state) throws Exception {
+        if (tuner != null && tuner.needsFlushBeforeScan(state)) {
+            FalconColumnFamilyAccess.flushColumnFamily(rocksDb, state);
         }
     }
 
@@ -322,9 +353,24 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
 
     @Override
     public void dispose() {
-        flushHook.release();
-        // The inner backend also clears the shared state map and unregisters queryable states.
-        rocksDb.dispose();
+        if (disposed) {
+            return;
+        }
+        disposed = true;
+        try {
+            if (cache != null) {
+                cache.release();
+            }
+        } finally {
+            try {
+                // Also clears the shared state map and unregisters queryable states.
+                rocksDb.dispose();
+            } finally {
+                if (tuner != null) {
+                    tuner.close();
+                }
+            }
+        }
     }
 
     @Override

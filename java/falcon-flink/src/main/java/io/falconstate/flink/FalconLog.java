@@ -99,6 +99,28 @@ public final class FalconLog {
         }
     }
 
+    /**
+     * {@code [FALCON] <state> is valueState, use HashLinkList as memTable structure (prefix <n>
+     * bytes)}.
+     */
+    public static String hashMemtableLine(String state, int prefixBytes) {
+        return "[FALCON] "
+                + state
+                + " is valueState, use HashLinkList as memTable structure (prefix "
+                + prefixBytes
+                + " bytes)";
+    }
+
+    /** {@code [FALCON] <state> is map, use range filter (prefix <n> bytes)}. */
+    public static String rangeFilterLine(String state, int prefixBytes) {
+        return "[FALCON] " + state + " is map, use range filter (prefix " + prefixBytes + " bytes)";
+    }
+
+    /** {@code [FALCON] <state> left untuned: <reason>}. */
+    public static String untunedLine(String state, String reason) {
+        return "[FALCON] " + state + " left untuned: " + reason;
+    }
+
     /** Logs the activation line at INFO, the first time per JVM only (built only then). */
     static void logActivationOnce(Supplier<String> line) {
         if (ACTIVATION_LOGGED.compareAndSet(false, true)) {

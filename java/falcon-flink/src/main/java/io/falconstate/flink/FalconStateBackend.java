@@ -3,32 +3,19 @@
  */
 package io.falconstate.flink;
 
-import io.falconstate.flink.cache.CacheBudgets;
 import io.falconstate.flink.cache.CacheSettings;
-import io.falconstate.flink.cache.HotStateCacheManager;
-import io.falconstate.flink.cache.NativeHotStateCache;
-import io.falconstate.flink.cache.SlotCacheBudget;
-import io.falconstate.flink.cache.SubtaskCacheBudget;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 import io.falconstate.flink.nativeaccess.NativeLoadResult;
-import io.falconstate.flink.tuning.ColumnFamilyTuner;
-import io.falconstate.flink.tuning.CompositeKeyLayout;
-import io.falconstate.flink.tuning.HashColumnFamilyFlushHook;
-import io.falconstate.flink.tuning.RestoredStateMetaInfo;
 
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
-import org.apache.flink.contrib.streaming.state.FalconColumnFamilyAccess;
 import org.apache.flink.contrib.streaming.state.FalconRocksDBBackendBuilder;
-import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
 import org.apache.flink.contrib.streaming.state.RocksDBNativeMetricOptions;
-import org.apache.flink.contrib.streaming.state.RocksDBResourceContainer;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.metrics.MetricGroup;
@@ -96,19 +83,8 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
 
     private final RocksDBNativeMetricOptions nativeMetricOptions;
 
-    @Nullable private final Boolean nativeRequired;
-
-    @Nullable private final Boolean cacheEnabled;
-
-    /** {@code state.backend.falcon.cache.*} sizes and policy; null until configured. */
-    @Nullable private CacheSettings cacheSettings;
-
-    /** {@link FalconOptions#TUNING_VALUE_STATE_HASH_MEMTABLE}; null until configured. */
-    @Nullable private ColumnFamilyTuner.HashMemtableMode hashMemtableMode;
-
-    /** {@link FalconOptions#TUNING_MAP_STATE_RANGE_FILTER}; null until configured. */
-    @Nullable private Boolean rangeFilterEnabled;
-
+    /** Falcon's own options; null until configured (then the defaults apply). */
+    @Nullable private final FalconSettings settings;
 
     // -- runtime, per TaskManager ------------------------------------------------------------
 
@@ -132,53 +108,34 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
      * backend.
      */
     public FalconStateBackend(EmbeddedRocksDBStateBackend rocksDb) {
-        this(rocksDb, new Configuration(), new RocksDBNativeMetricOptions(), null, null);
+        this(rocksDb, new Configuration(), new RocksDBNativeMetricOptions(), null);
     }
 
     private FalconStateBackend(
             EmbeddedRocksDBStateBackend rocksDb,
             Configuration rocksDbConfigurableOptions,
             RocksDBNativeMetricOptions nativeMetricOptions,
-            @Nullable Boolean nativeRequired,
-            @Nullable Boolean cacheEnabled) {
+            @Nullable FalconSettings settings) {
         this.rocksDb = rocksDb;
         this.rocksDbConfigurableOptions = rocksDbConfigurableOptions;
         this.nativeMetricOptions = nativeMetricOptions;
-        this.nativeRequired = nativeRequired;
-        this.cacheEnabled = cacheEnabled;
+        this.settings = settings;
     }
 
-    /** Re-configuration: what the application set wins, the configuration fills the rest. */
+    /**
+     * Re-configuration: what the application set wins, the configuration fills the rest. Falcon's
+     * own settings, once read (on the client), travel with the job as they are.
+     */
     private FalconStateBackend(
             FalconStateBackend original, ReadableConfig config, ClassLoader classLoader) {
         this(
                 original.rocksDb.configure(config, classLoader),
                 mergeConfigurableOptions(original.rocksDbConfigurableOptions, config),
                 RocksDBNativeMetricOptions.fromConfig(config),
-                original.nativeRequired != null
-                        ? original.nativeRequired
-                        : config.get(FalconOptions.NATIVE_REQUIRED),
-                original.cacheEnabled != null
-                        ? original.cacheEnabled
-                        : config.get(FalconOptions.CACHE_ENABLED));
+                original.settings != null
+                        ? original.settings
+                        : FalconSettings.fromConfig(config));
         this.latencyTrackingConfigBuilder = original.latencyTrackingConfigBuilder.configure(config);
-        this.cacheSettings =
-                original.cacheSettings != null
-                        ? original.cacheSettings
-                        : CacheSettings.fromConfig(config);
-        this.hashMemtableMode =
-                original.hashMemtableMode != null
-                        ? original.hashMemtableMode
-                        : ColumnFamilyTuner.hashMemtableMode(config);
-        this.rangeFilterEnabled =
-                original.rangeFilterEnabled != null
-                        ? original.rangeFilterEnabled
-                        : ColumnFamilyTuner.rangeFilterEnabled(config);
-        // Refused, never ignored: in-place updates would break state migration and savepoints.
-        FalconOptions.rejectInplaceUpdates(config);
-        for (String key : FalconOptions.unknownKeys(config)) {
-            FalconLog.logUnknownOptionOnce(key, FalconOptions.closestKey(key));
-        }
     }
 
     @Override
@@ -214,40 +171,33 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
         return rocksDb;
     }
 
+    /** Falcon's settings (the defaults until configured). */
+    public FalconSettings getSettings() {
+        return settings != null ? settings : FalconSettings.defaults();
+    }
+
     public boolean isNativeRequired() {
-        return nativeRequired != null ? nativeRequired : FalconOptions.NATIVE_REQUIRED.defaultValue();
+        return getSettings().nativeRequired();
     }
 
     /** Whether ValueStates get the hot-state cache (on, and a size that can hold entries). */
     public boolean isCacheEnabled() {
-        boolean on = cacheEnabled != null ? cacheEnabled : FalconOptions.CACHE_ENABLED.defaultValue();
-        return on && getCacheSettings().canHoldEntries();
+        return getSettings().cacheOn();
     }
 
-    /** The cache's size, policy and bypass settings (defaults until configured). */
+    /** The cache's size, policy and bypass settings. */
     public CacheSettings getCacheSettings() {
-        return cacheSettings != null
-                ? cacheSettings
-                : CacheSettings.fromConfig(new Configuration());
+        return getSettings().cache();
     }
 
-    /**
-     * Whether ValueState column families may get a HashLinkList memtable: {@code auto} (the
-     * default) follows {@link #isCacheEnabled()}.
-     */
+    /** Whether ValueState column families may get a HashLinkList memtable. */
     public boolean isHashMemtableEnabled() {
-        ColumnFamilyTuner.HashMemtableMode mode =
-                hashMemtableMode != null
-                        ? hashMemtableMode
-                        : ColumnFamilyTuner.HashMemtableMode.AUTO;
-        return mode.enabled(isCacheEnabled());
+        return getSettings().hashMemtableOn();
     }
 
     /** Whether MapState column families may get the range filter. */
     public boolean isRangeFilterEnabled() {
-        return rangeFilterEnabled != null
-                ? rangeFilterEnabled
-                : FalconOptions.TUNING_MAP_STATE_RANGE_FILTER.defaultValue();
+        return getSettings().rangeFilterOn();
     }
 
     @Override
@@ -355,170 +305,26 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
                                 + "_uuid_"
                                 + UUID.randomUUID());
 
-        // Column-family tuning: null when both tunings are off (then everything is stock).
-        ColumnFamilyTuner tuner =
-                isHashMemtableEnabled() || isRangeFilterEnabled()
-                        ? new ColumnFamilyTuner(
-                                isHashMemtableEnabled(),
-                                isRangeFilterEnabled(),
-                                CompositeKeyLayout.keyGroupPrefixBytes(numberOfKeyGroups))
-                        : null;
-        if (tuner != null && !stateHandles.isEmpty()) {
-            // Restored column families are created before any state registers.
-            tuner.addRestoredStates(
-                    keySerializer,
-                    RestoredStateMetaInfo.read(
-                            stateHandles,
-                            env.getUserCodeClassLoader().asClassLoader(),
-                            cancelStreamRegistry));
-        }
-
-        ManagedMemorySplit split =
-                isCacheEnabled()
-                        ? ManagedMemorySplit.withCacheShare(getCacheSettings().managedMemoryShare())
-                        : ManagedMemorySplit.rocksDbOnly();
-        RocksDBResourceContainer resourceContainer =
-                FalconRocksDBBackendBuilder.createResourceContainer(
-                        rocksDb.getMemoryConfiguration(),
-                        env.getMemoryManager(),
-                        split.rocksDbFraction(managedMemoryFraction),
+        return new FalconKeyedBackendBuilder<>(
+                        getSettings(),
+                        rocksDb,
                         rocksDbConfigurableOptions,
-                        rocksDb.getPredefinedOptions(),
-                        isHashMemtableEnabled()
-                                // allow_concurrent_memtable_write off at every DB open
-                                ? ColumnFamilyTuner.withDbRule(rocksDb.getRocksDBOptions(), true)
-                                : rocksDb.getRocksDBOptions(),
-                        instanceBasePath,
-                        nativeMetricOptions.isStatisticsEnabled(),
-                        LOG);
-
-        StateRegistry registry = new StateRegistry(keySerializer);
-        // On failure the builder closes what it opened, the resource container included.
-        RocksDBKeyedStateBackend<K> inner =
-                    FalconRocksDBBackendBuilder.build(
-                            operatorIdentifier,
-                            env.getUserCodeClassLoader().asClassLoader(),
-                            instanceBasePath,
-                            resourceContainer,
-                            new ColumnFamilyOptionsFunction(resourceContainer, registry, tuner),
-                            kvStateRegistry,
-                            keySerializer,
-                            numberOfKeyGroups,
-                            keyGroupRange,
-                            env.getExecutionConfig(),
-                            env.getTaskStateManager().createLocalRecoveryConfig(),
-                            rocksDb.getPriorityQueueStateType(),
-                            ttlTimeProvider,
-                            latencyTrackingConfigBuilder.setMetricGroup(metricGroup).build(),
-                            metricGroup,
-                            stateHandles,
-                            getCompressionDecorator(env.getExecutionConfig()),
-                            cancelStreamRegistry,
-                            rocksDb.isIncrementalCheckpointsEnabled(),
-                            rocksDb.getNumberOfTransferThreads(),
-                            nativeMetricOptions,
-                            rocksDb.getWriteBatchSize(),
-                            FalconRocksDBBackendBuilder.overlapFractionThreshold(rocksDb));
-        HotStateCacheManager<K> cache = null;
-        if (isCacheEnabled()) {
-            try {
-                cache = createCache(env, inner, split, managedMemoryFraction, metricGroup);
-            } catch (IOException | RuntimeException e) {
-                inner.dispose();
-                throw e;
-            }
-        }
-        try {
-            return new FalconKeyedStateBackend<>(
-                    inner,
-                    registry,
-                    withTuning(cache != null ? cache : CacheFlushHook.NONE, tuner, inner),
-                    cache);
-        } catch (IOException | RuntimeException e) {
-            if (cache != null) {
-                cache.release();
-            }
-            throw e;
-        }
-    }
-
-    /**
-     * Joins the slot's cache budget (reserving the slot's {@code a·f} when this is its first keyed
-     * subtask), logs the TaskManager line (once per JVM) and the subtask line, and builds the
-     * subtask's cache on its budget lease. Null when the budget gives the cache nothing.
-     */
-    @Nullable
-    private <K> HotStateCacheManager<K> createCache(
-            Environment env,
-            RocksDBKeyedStateBackend<K> inner,
-            ManagedMemorySplit split,
-            double managedMemoryFraction,
-            MetricGroup metricGroup)
-            throws IOException {
-        CacheSettings settings = getCacheSettings();
-        TaskInfo task = env.getTaskInfo();
-        SubtaskCacheBudget budget =
-                CacheBudgets.acquire(
+                        nativeMetricOptions,
+                        latencyTrackingConfigBuilder.setMetricGroup(metricGroup).build(),
+                        getCompressionDecorator(env.getExecutionConfig()),
                         env,
-                        settings,
-                        split.cacheFraction(managedMemoryFraction),
-                        managedMemoryFraction,
-                        task.getTaskNameWithSubtasks());
-        if (budget == null) {
-            return null;
-        }
-        NativeHotStateCache nativeCache = null;
-        try {
-            SlotCacheBudget slot = budget.slot();
-            FalconLog.logTaskManagerCacheOnce(
-                    CacheBudgets.slots(env),
-                    settings.isFixedSize() ? settings.fixedBytesPerSubtask() : slot.slotBytes(),
-                    settings.isFixedSize() ? settings.fixedEntriesPerSubtask() : slot.slotEntries());
-            FalconLog.logSubtaskCache(
-                    task.getTaskName(),
-                    task.getIndexOfThisSubtask(),
-                    task.getNumberOfParallelSubtasks(),
-                    task.getAttemptNumber(),
-                    budget.subtasksInSlot(),
-                    budget.joinedQuotaBytes(),
-                    budget.joinedQuotaEntries());
-            nativeCache = settings.createNativeCache(budget.takeLease());
-            return new HotStateCacheManager<>(inner, nativeCache, budget, metricGroup);
-        } catch (RuntimeException e) {
-            if (nativeCache != null) {
-                nativeCache.close();
-            }
-            budget.close();
-            throw e;
-        }
-    }
-
-    /**
-     * With tuning, flushes hash column families before whole-column-family scans (after the
-     * cache's own flush) and releases the tuner with the backend. Also flushes them once now: a
-     * restore may have written restored entries into their memtables.
-     */
-    private static CacheFlushHook withTuning(
-            CacheFlushHook cacheHook,
-            @Nullable ColumnFamilyTuner tuner,
-            RocksDBKeyedStateBackend<?> inner)
-            throws IOException {
-        if (tuner == null) {
-            return cacheHook;
-        }
-        HashColumnFamilyFlushHook hook =
-                new HashColumnFamilyFlushHook(
-                        cacheHook,
-                        tuner,
-                        state -> FalconColumnFamilyAccess.flushColumnFamily(inner, state));
-        try {
-            hook.flushHashColumnFamilies();
-        } catch (Exception e) {
-            inner.dispose();
-            tuner.close();
-            throw new IOException("[FALCON] flushing restored hash column families failed", e);
-        }
-        return hook;
+                        operatorIdentifier,
+                        instanceBasePath,
+                        keySerializer,
+                        numberOfKeyGroups,
+                        keyGroupRange,
+                        kvStateRegistry,
+                        ttlTimeProvider,
+                        metricGroup,
+                        stateHandles,
+                        cancelStreamRegistry,
+                        managedMemoryFraction)
+                .build();
     }
 
     /** The activation line for what this version actually runs. */
@@ -590,10 +396,8 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
     public String toString() {
         return "FalconStateBackend{rocksDb="
                 + rocksDb
-                + ", nativeRequired="
-                + isNativeRequired()
-                + ", cacheEnabled="
-                + isCacheEnabled()
+                + ", "
+                + getSettings()
                 + '}';
     }
 }

@@ -190,11 +190,11 @@ class CacheBudgetTest {
                                             (long) Math.floor(slotBytes * (0.5 / 1.5)),
                                             166),
                             // The cache is on, so the hash memtable's default ('auto') is on.
-                            "INFO " + ColumnFamilyTuner.hashMemtableLine("v", 6),
+                            "INFO " + FalconLog.hashMemtableLine("v", 6),
                             "INFO "
                                     + FalconLog.cachedStateLine(
                                             "v", (long) Math.floor(slotBytes * (0.5 / 1.5)), 166),
-                            "INFO " + ColumnFamilyTuner.hashMemtableLine("w", 6),
+                            "INFO " + FalconLog.hashMemtableLine("w", 6),
                             "INFO " + FalconLog.cachedStateLine("w", slotBytes, 500));
             assertThat(log.falconLines().get(1))
                     .isEqualTo(

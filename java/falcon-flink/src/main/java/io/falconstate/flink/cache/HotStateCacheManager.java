@@ -67,16 +67,9 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     private volatile long quotaBytes;
 
     /**
-     * Takes ownership of {@code cache} (closed by {@link #release()}). Registers the key builder
-     * as a key-selection listener of {@code rocksDb}.
-     */
-    public HotStateCacheManager(RocksDBKeyedStateBackend<K> rocksDb, NativeHotStateCache cache) {
-        this(rocksDb, cache, null, null);
-    }
-
-    /**
-     * As above; also owns {@code budget} (closed after the cache by {@link #release()}) and
-     * registers metrics under {@code metricGroup.falcon.cache} when it is not null.
+     * Takes ownership of {@code cache} and {@code budget} (both closed by {@link #release()}, the
+     * cache first). Registers the key builder as a key-selection listener of {@code rocksDb}, and
+     * metrics under {@code metricGroup.falcon.cache} when it is not null.
      */
     public HotStateCacheManager(
             RocksDBKeyedStateBackend<K> rocksDb,
@@ -302,6 +295,11 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         if (budget != null) {
             budget.close();
         }
+    }
+
+    /** True once {@link #release()} ran: the native cache and the budget lease are freed. */
+    public boolean isReleased() {
+        return released && cache.isClosed();
     }
 
     // -- accessors for the states and tests --------------------------------------------------------

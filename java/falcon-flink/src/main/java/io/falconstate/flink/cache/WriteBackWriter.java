@@ -3,7 +3,7 @@
  */
 package io.falconstate.flink.cache;
 
-import io.falconstate.flink.tuning.ColumnFamilyTuner;
+import io.falconstate.flink.tuning.KeyLengthInvariant;
 
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
@@ -81,7 +81,7 @@ final class WriteBackWriter implements AutoCloseable {
             int required = requiredKeyLengths[stateId];
             if (required >= 0 && keyLength != required) {
                 throw new IllegalStateException(
-                        ColumnFamilyTuner.keyLengthViolation(
+                        KeyLengthInvariant.keyLengthViolation(
                                 stateNames[stateId], required, keyLength));
             }
         }
@@ -127,7 +127,7 @@ final class WriteBackWriter implements AutoCloseable {
                     // Nothing of this chunk reaches RocksDB; the task fails with the cause.
                     batch.clear();
                     throw new IllegalStateException(
-                            ColumnFamilyTuner.keyLengthViolation(
+                            KeyLengthInvariant.keyLengthViolation(
                                     stateNames[stateId], required, keyLength));
                 }
                 ColumnFamilyHandle columnFamily = columnFamilies[stateId];

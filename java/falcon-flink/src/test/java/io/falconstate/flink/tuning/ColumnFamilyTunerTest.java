@@ -241,10 +241,10 @@ class ColumnFamilyTunerTest {
                 VoidNamespaceSerializer.INSTANCE, flinkOptions());
         tuner.tune("m", StateDescriptor.Type.MAP, LongSerializer.INSTANCE,
                 VoidNamespaceSerializer.INSTANCE, flinkOptions());
-        tuner.checkKeyLength("v", 10);
-        tuner.checkKeyLength("m", 18); // map keys are longer than their prefix: fine
-        tuner.checkKeyLength("unknown", 3);
-        assertThatThrownBy(() -> tuner.checkKeyLength("v", 11))
+        KeyLengthInvariant.checkKeyLength(tuner, "v", 10);
+        KeyLengthInvariant.checkKeyLength(tuner, "m", 18); // map keys are longer than their prefix: fine
+        KeyLengthInvariant.checkKeyLength(tuner, "unknown", 3);
+        assertThatThrownBy(() -> KeyLengthInvariant.checkKeyLength(tuner, "v", 11))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage(
                         "[FALCON] state v uses a HashLinkList memtable over 10-byte keys, but a "
@@ -260,8 +260,8 @@ class ColumnFamilyTunerTest {
         toClose.add(on);
         toClose.add(off);
         assertThat(on.allowConcurrentMemtableWrite()).isTrue(); // RocksDB's and Flink's default
-        ColumnFamilyTuner.applyDbOptions(on, true);
-        ColumnFamilyTuner.applyDbOptions(off, false);
+        DbRuleOptionsFactory.applyDbOptions(on, true);
+        DbRuleOptionsFactory.applyDbOptions(off, false);
         assertThat(on.allowConcurrentMemtableWrite()).isFalse();
         assertThat(off.allowConcurrentMemtableWrite()).isTrue();
     }
@@ -284,9 +284,9 @@ class ColumnFamilyTunerTest {
                 };
         List<AutoCloseable> handles = new ArrayList<>();
         DBOptions db =
-                ColumnFamilyTuner.withDbRule(user, true).createDBOptions(new DBOptions(), handles);
+                new DbRuleOptionsFactory(user, true).createDBOptions(new DBOptions(), handles);
         ColumnFamilyOptions cf =
-                ColumnFamilyTuner.withDbRule(user, true)
+                new DbRuleOptionsFactory(user, true)
                         .createColumnOptions(new ColumnFamilyOptions(), handles);
         toClose.add(db);
         toClose.add(cf);
@@ -294,71 +294,16 @@ class ColumnFamilyTunerTest {
         assertThat(db.allowConcurrentMemtableWrite()).isFalse();
         assertThat(cf.writeBufferSize()).isEqualTo(1 << 20);
         DBOptions noUser =
-                ColumnFamilyTuner.withDbRule(null, false).createDBOptions(new DBOptions(), handles);
+                new DbRuleOptionsFactory(null, false).createDBOptions(new DBOptions(), handles);
         toClose.add(noUser);
         assertThat(noUser.allowConcurrentMemtableWrite()).isTrue();
     }
 
     @Test
-    void optionsAreReadAndValidated() {
-        Configuration config = new Configuration();
-        assertThat(ColumnFamilyTuner.hashMemtableMode(config))
-                .isEqualTo(ColumnFamilyTuner.HashMemtableMode.AUTO);
-        assertThat(ColumnFamilyTuner.rangeFilterEnabled(config)).isFalse();
-        // auto follows the cache.
-        try (ColumnFamilyTuner cached = ColumnFamilyTuner.fromConfig(config, true, 200);
-                ColumnFamilyTuner uncached = ColumnFamilyTuner.fromConfig(config, false, 200)) {
-            assertThat(cached.hashMemtableEnabled()).isTrue();
-            assertThat(uncached.hashMemtableEnabled()).isFalse();
-        }
-        config.setString(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key(), " False ");
-        assertThat(ColumnFamilyTuner.hashMemtableMode(config))
-                .isEqualTo(ColumnFamilyTuner.HashMemtableMode.OFF);
-        try (ColumnFamilyTuner forcedOff = ColumnFamilyTuner.fromConfig(config, true, 200)) {
-            assertThat(forcedOff.hashMemtableEnabled()).isFalse();
-        }
-        config.setString(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key(), "true");
-        config.setString(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER.key(), "TRUE");
-        ColumnFamilyTuner tuner = ColumnFamilyTuner.fromConfig(config, false, 200);
-        toClose.add(tuner);
-        assertThat(tuner.hashMemtableEnabled()).isTrue();
-        assertThat(tuner.rangeFilterEnabled()).isTrue();
-        config.setString(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key(), "false");
-        ColumnFamilyTuner.fromConfig(config, true, 200).close();
-        config.setString(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key(), "often");
-        assertThatThrownBy(() -> ColumnFamilyTuner.fromConfig(config, true, 200))
-                .isInstanceOf(IllegalConfigurationException.class)
-                .hasMessageContaining(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key())
-                .hasMessageContaining("'often'")
-                .hasMessageEndingWith("allowed: true, false");
-        // In-place memtable updates take RocksDB's snapshots away: refused, never ignored.
-        config.setString(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key(), "true");
-        assertThatThrownBy(() -> ColumnFamilyTuner.fromConfig(config, true, 200))
-                .isInstanceOf(IllegalConfigurationException.class)
-                .hasMessageStartingWith(
-                        FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key()
-                                + ": 'true' is not supported")
-                .hasMessageContaining("migrate state values on restore");
-        config.removeConfig(FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE);
-
-        config.setString(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key(), "sometimes");
-        assertThatThrownBy(() -> ColumnFamilyTuner.hashMemtableMode(config))
-                .isInstanceOf(IllegalConfigurationException.class)
-                .hasMessage(
-                        FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key()
-                                + ": 'sometimes' is not allowed; allowed: auto, true, false");
-        assertThat(FalconOptions.all())
-                .contains(
-                        FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE,
-                        FalconOptions.TUNING_MAP_STATE_RANGE_FILTER);
-
-        config.setString(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER.key(), "sometimes");
-        assertThatThrownBy(() -> ColumnFamilyTuner.rangeFilterEnabled(config))
-                .isInstanceOf(IllegalConfigurationException.class)
-                .hasMessageContaining(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER.key())
-                .hasMessageContaining("'sometimes'")
-                .hasMessageEndingWith("allowed: true, false");
+    void keyGroupPrefixIsOneOrTwoBytes() {
         assertThatThrownBy(() -> new ColumnFamilyTuner(true, true, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new ColumnFamilyTuner(true, true, 3))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 

@@ -151,7 +151,7 @@ class KeyLengthInvariantTest {
     }
 
     private static String violation(int required, int actual) {
-        return ColumnFamilyTuner.keyLengthViolation("acc", required, actual);
+        return KeyLengthInvariant.keyLengthViolation("acc", required, actual);
     }
 
     /** Lengths of every key in the state's column family (memtable flushed first). */
@@ -187,7 +187,7 @@ class KeyLengthInvariantTest {
         try {
             ValueState<String> acc = acc(kb);
             TuningProfile profile =
-                    ((HashColumnFamilyFlushHook) kb.getFlushHook()).tuner().profileOf("acc");
+                    kb.getColumnFamilyTuner().profileOf("acc");
             assertThat(profile.isHashMemtable()).isTrue();
             assertThat(profile.prefixLength()).isEqualTo(10);
             for (long k = 0; k < 5; k++) {
@@ -346,7 +346,7 @@ class KeyLengthInvariantTest {
                         Collections.singletonList(checkpoint));
         try {
             TuningProfile restored =
-                    ((HashColumnFamilyFlushHook) narrower.getFlushHook()).tuner().profileOf("acc");
+                    narrower.getColumnFamilyTuner().profileOf("acc");
             assertThat(restored.isHashMemtable()).isTrue();
             assertThat(restored.prefixLength()).as("from the snapshot's key serializer").isEqualTo(10);
             assertThatThrownBy(() -> acc(narrower))

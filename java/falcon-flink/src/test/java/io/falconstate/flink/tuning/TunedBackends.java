@@ -158,14 +158,14 @@ public final class TunedBackends {
 
     /** The tuning profile Falcon applied to a state's column family; null when untuned. */
     public static TuningProfile profileOf(AbstractKeyedStateBackend<?> backend, String state) {
-        if (!(backend instanceof FalconKeyedStateBackend)
-                || !(((FalconKeyedStateBackend<?>) backend).getFlushHook()
-                        instanceof HashColumnFamilyFlushHook)) {
+        ColumnFamilyTuner tuner =
+                backend instanceof FalconKeyedStateBackend
+                        ? ((FalconKeyedStateBackend<?>) backend).getColumnFamilyTuner()
+                        : null;
+        if (tuner == null) {
             return null;
         }
-        HashColumnFamilyFlushHook hook =
-                (HashColumnFamilyFlushHook) ((FalconKeyedStateBackend<?>) backend).getFlushHook();
-        TuningProfile profile = hook.tuner().profileOf(state);
+        TuningProfile profile = tuner.profileOf(state);
         return profile != null && profile.tuned() ? profile : null;
     }
 
@@ -189,7 +189,7 @@ public final class TunedBackends {
             throws Exception {
         RocksDBKeyedStateBackend<?> rocksDb = rocksDb(backend);
         if (backend instanceof FalconKeyedStateBackend) {
-            ((FalconKeyedStateBackend<?>) backend).getFlushHook().flushAll();
+            ((FalconKeyedStateBackend<?>) backend).flushAll();
         }
         for (String state : states) {
             if (!FalconColumnFamilyAccess.flushColumnFamily(rocksDb, state)) {

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -178,7 +179,7 @@ class TunedColumnFamilyInvariantsTest {
         DBOptions dbOptions =
                 new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
         closeLast.add(dbOptions);
-        ColumnFamilyTuner.applyDbOptions(dbOptions, dbRule);
+        DbRuleOptionsFactory.applyDbOptions(dbOptions, dbRule);
         List<ColumnFamilyHandle> handles = new ArrayList<>();
         ColumnFamilyOptions defaultOptions = new ColumnFamilyOptions();
         closeLast.add(defaultOptions);
@@ -208,7 +209,7 @@ class TunedColumnFamilyInvariantsTest {
         for (long k = 0; k < IN_SST; k++) {
             db.put(cf, w, valueKey(k), value(k));
         }
-        ColumnFamilyTuner.flush(db, cf);
+        flush(db, cf);
         for (long k = IN_SST; k < TOTAL; k++) {
             db.put(cf, w, valueKey(k), value(k));
         }
@@ -260,7 +261,7 @@ class TunedColumnFamilyInvariantsTest {
     @Test
     void hashMemtableNeedsConcurrentMemtableWritesOffAtDbOpen() throws Exception {
         ColumnFamilyOptions options = flinkLikeOptions();
-        ColumnFamilyTuner.apply(valueProfile(), options, closeLast);
+        TuningApplier.apply(valueProfile(), options, closeLast);
         // Flink's default DB options keep allow_concurrent_memtable_write = true.
         assertThatThrownBy(() -> open(options, false))
                 .isInstanceOf(RocksDBException.class)
@@ -277,7 +278,7 @@ class TunedColumnFamilyInvariantsTest {
     @Test
     void pointOperationsOnHashColumnFamilySeeMemtableAndSst() throws Exception {
         ColumnFamilyOptions options = flinkLikeOptions();
-        ColumnFamilyTuner.apply(valueProfile(), options, closeLast);
+        TuningApplier.apply(valueProfile(), options, closeLast);
         open(options, true);
         writeValueKeysToSstAndMemtable();
         WriteOptions w = writeOptions();
@@ -298,7 +299,7 @@ class TunedColumnFamilyInvariantsTest {
         assertThat(db.get(cf, valueKey(IN_SST + 5))).isEqualTo(value(1305));
         assertThat(db.get(cf, valueKey(6))).isNull();
         assertThat(db.get(cf, valueKey(IN_SST + 6))).isNull();
-        ColumnFamilyTuner.flush(db, cf);
+        flush(db, cf);
         assertThat(db.get(cf, valueKey(IN_SST + 5))).isEqualTo(value(1305));
         assertThat(db.get(cf, valueKey(IN_SST + 6))).isNull();
     }
@@ -311,7 +312,7 @@ class TunedColumnFamilyInvariantsTest {
     @Test
     void wholeColumnFamilyScanOfHashMemtableNeedsFlushOrTotalOrder() throws Exception {
         ColumnFamilyOptions options = flinkLikeOptions();
-        ColumnFamilyTuner.apply(valueProfile(), options, closeLast);
+        TuningApplier.apply(valueProfile(), options, closeLast);
         open(options, true);
         writeValueKeysToSstAndMemtable();
 
@@ -331,7 +332,7 @@ class TunedColumnFamilyInvariantsTest {
             assertThat(scanAll(totalOrder)).hasSize(TOTAL);
         }
         // Safeguard B (what Falcon does): flush the column family first.
-        ColumnFamilyTuner.flush(db, cf);
+        flush(db, cf);
         assertThat(db.getLongProperty(cf, "rocksdb.num-entries-active-mem-table")).isZero();
         try (ReadOptions defaults = new ReadOptions()) {
             assertThat(scanAll(defaults)).hasSize(TOTAL);
@@ -347,7 +348,7 @@ class TunedColumnFamilyInvariantsTest {
     @Test
     void keyGroupSeeksOnHashColumnFamilyAreCompleteOnlyForSstData() throws Exception {
         ColumnFamilyOptions options = flinkLikeOptions();
-        ColumnFamilyTuner.apply(valueProfile(), options, closeLast);
+        TuningApplier.apply(valueProfile(), options, closeLast);
         open(options, true);
         writeValueKeysToSstAndMemtable();
 
@@ -361,7 +362,7 @@ class TunedColumnFamilyInvariantsTest {
             assertThat(prefixScan(defaults, group3).size()).isLessThan(expectedInGroup3);
         }
         // Data only in SST (as on a restored temporary DB): every key of the group is seen.
-        ColumnFamilyTuner.flush(db, cf);
+        flush(db, cf);
         try (ReadOptions defaults = new ReadOptions()) {
             for (int group = 0; group < 7; group++) {
                 int expected = 0;
@@ -401,11 +402,11 @@ class TunedColumnFamilyInvariantsTest {
         }
         assertThat(missed).as("short keys not found right after put").isGreaterThan(0);
 
-        assertThatThrownBy(() -> tuner.checkKeyLength("accState", KEY_LENGTH - 2))
+        assertThatThrownBy(() -> KeyLengthInvariant.checkKeyLength(tuner, "accState", KEY_LENGTH - 2))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("accState")
                 .hasMessageContaining(profile.prefixLength() + "-byte keys");
-        tuner.checkKeyLength("accState", KEY_LENGTH); // the right length passes
+        KeyLengthInvariant.checkKeyLength(tuner, "accState", KEY_LENGTH); // the right length passes
     }
 
     // -- MapState with the range filter ---------------------------------------------------------
@@ -418,7 +419,7 @@ class TunedColumnFamilyInvariantsTest {
                 db.put(cf, w, mapKey(m, u), value(u));
             }
         }
-        ColumnFamilyTuner.flush(db, cf);
+        flush(db, cf);
         for (long m = 20; m < 60; m++) {
             for (long u = (m < 40 ? 6 : 0); u < 12; u++) {
                 db.put(cf, w, mapKey(m, u), value(u));
@@ -429,7 +430,7 @@ class TunedColumnFamilyInvariantsTest {
     @Test
     void mapPrefixSeeksGetsAndRemovesAreExactWithRangeFilter() throws Exception {
         ColumnFamilyOptions options = flinkLikeOptions();
-        ColumnFamilyTuner.apply(mapProfile(), options, closeLast);
+        TuningApplier.apply(mapProfile(), options, closeLast);
         open(options, true);
         writeMaps();
         WriteOptions w = writeOptions();
@@ -471,7 +472,7 @@ class TunedColumnFamilyInvariantsTest {
     @Test
     void keyGroupSeeksAndFullScansOnRangeFilteredMapSeeEverything() throws Exception {
         ColumnFamilyOptions options = flinkLikeOptions();
-        ColumnFamilyTuner.apply(mapProfile(), options, closeLast);
+        TuningApplier.apply(mapProfile(), options, closeLast);
         open(options, true);
         writeMaps();
         try (ReadOptions defaults = new ReadOptions()) {
@@ -498,11 +499,11 @@ class TunedColumnFamilyInvariantsTest {
     @Test
     void cappedPrefixLongerThanMapPrefixLosesSstEntries() throws Exception {
         ColumnFamilyOptions options = flinkLikeOptions();
-        ColumnFamilyTuner.apply(mapProfile(), options, closeLast);
+        TuningApplier.apply(mapProfile(), options, closeLast);
         options.useCappedPrefixExtractor(KEY_LENGTH + 8); // the mistake
         open(options, true);
         writeMaps();
-        ColumnFamilyTuner.flush(db, cf);
+        flush(db, cf);
         int seen = 0;
         try (ReadOptions defaults = new ReadOptions()) {
             for (long m = 0; m < 60; m++) {
@@ -516,7 +517,7 @@ class TunedColumnFamilyInvariantsTest {
     void rangeFilterGoesIntoFlinksTableConfigAndKeepsItsCacheSettings() throws Exception {
         ColumnFamilyOptions options = flinkLikeOptions();
         BlockBasedTableConfig flinks = (BlockBasedTableConfig) options.tableFormatConfig();
-        ColumnFamilyTuner.apply(mapProfile(), options, closeLast);
+        TuningApplier.apply(mapProfile(), options, closeLast);
 
         assertThat(options.tableFormatConfig()).isSameAs(flinks);
         assertThat(flinks.filterPolicy()).isNotNull();
@@ -529,7 +530,7 @@ class TunedColumnFamilyInvariantsTest {
         // filter and index blocks live in the (shared) block cache of Flink's table config.
         open(options, true);
         writeMaps();
-        ColumnFamilyTuner.flush(db, cf);
+        flush(db, cf);
         Map<String, TableProperties> tables = db.getPropertiesOfAllTables(cf);
         assertThat(tables).isNotEmpty();
         for (TableProperties table : tables.values()) {
@@ -539,5 +540,12 @@ class TunedColumnFamilyInvariantsTest {
         }
         assertThat(db.get(cf, mapKey(1000, 0))).isNull();
         assertThat(cache.getUsage()).isGreaterThan(0);
+    }
+
+    /** Flushes one column family's memtable and waits until it is written. */
+    private static void flush(RocksDB db, ColumnFamilyHandle columnFamily) throws RocksDBException {
+        try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(options, columnFamily);
+        }
     }
 }

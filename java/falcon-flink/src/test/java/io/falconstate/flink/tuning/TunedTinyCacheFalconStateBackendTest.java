@@ -72,9 +72,8 @@ public class TunedTinyCacheFalconStateBackendTest extends TinyCacheFalconStateBa
             FalconKeyedStateBackend<Integer> falcon = (FalconKeyedStateBackend<Integer>) backend;
             HotStateCacheManager<Integer> cache = falcon.getHotStateCache();
             assertThat(cache).isNotNull();
-            assertThat(falcon.getFlushHook()).isInstanceOf(HashColumnFamilyFlushHook.class);
-            TuningProfile profile =
-                    ((HashColumnFamilyFlushHook) falcon.getFlushHook()).tuner().profileOf("hashed");
+            assertThat(falcon.getColumnFamilyTuner()).isNotNull();
+            TuningProfile profile = falcon.getColumnFamilyTuner().profileOf("hashed");
             assertThat(profile).isNotNull();
             assertThat(profile.isHashMemtable()).isTrue();
             // 1-byte key group (10 key groups), int key (4 bytes), VoidNamespace (1 byte).

@@ -1,0 +1,151 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink;
+
+import io.falconstate.flink.cache.CacheSettings;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.ReadableConfig;
+
+import java.io.Serializable;
+import java.util.Locale;
+
+/**
+ * Falcon's options of one job ({@link FalconOptions}), read and validated once. Immutable and
+ * serializable: it travels with the state backend from the client to the TaskManagers.
+ *
+ * <p>Derived switches follow the documented rules in one place: the cache is on when it is
+ * enabled and some budget can hold entries; the hash memtable's {@code auto} follows the cache.
+ */
+public final class FalconSettings implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The values of {@link FalconOptions#TUNING_VALUE_STATE_HASH_MEMTABLE}. */
+    public enum HashMemtableMode {
+        /** On exactly while the hot-state cache is on. */
+        AUTO,
+        ON,
+        OFF;
+
+        /** Whether ValueState column families get the HashLinkList memtable. */
+        public boolean enabled(boolean cacheOn) {
+            return this == ON || (this == AUTO && cacheOn);
+        }
+    }
+
+    private final boolean nativeRequired;
+    private final boolean cacheEnabled;
+    private final CacheSettings cache;
+    private final HashMemtableMode hashMemtable;
+    private final boolean rangeFilter;
+
+    private FalconSettings(
+            boolean nativeRequired,
+            boolean cacheEnabled,
+            CacheSettings cache,
+            HashMemtableMode hashMemtable,
+            boolean rangeFilter) {
+        this.nativeRequired = nativeRequired;
+        this.cacheEnabled = cacheEnabled;
+        this.cache = cache;
+        this.hashMemtable = hashMemtable;
+        this.rangeFilter = rangeFilter;
+    }
+
+    /**
+     * Reads and validates every Falcon option; a bad value fails with its key, the value and what
+     * is allowed. Logs a {@code [FALCON] WARN unknown option} line for each unknown key under
+     * {@value FalconOptions#PREFIX} (once per key per JVM).
+     */
+    public static FalconSettings fromConfig(ReadableConfig config) {
+        FalconOptions.rejectInplaceUpdates(config);
+        for (String key : FalconOptions.unknownKeys(config)) {
+            FalconLog.logUnknownOptionOnce(key, FalconOptions.closestKey(key));
+        }
+        return new FalconSettings(
+                FalconOptions.readBoolean(config, FalconOptions.NATIVE_REQUIRED),
+                FalconOptions.readBoolean(config, FalconOptions.CACHE_ENABLED),
+                CacheSettings.fromConfig(config),
+                hashMemtableMode(config),
+                FalconOptions.readBoolean(config, FalconOptions.TUNING_MAP_STATE_RANGE_FILTER));
+    }
+
+    /** Every option at its default. */
+    public static FalconSettings defaults() {
+        return fromConfig(new Configuration());
+    }
+
+    /**
+     * {@link FalconOptions#TUNING_VALUE_STATE_HASH_MEMTABLE}: {@code auto}, {@code true} or {@code
+     * false} (any case, surrounding blanks ignored); anything else fails naming the key.
+     */
+    static HashMemtableMode hashMemtableMode(ReadableConfig config) {
+        String value =
+                config.get(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE)
+                        .trim()
+                        .toLowerCase(Locale.ROOT);
+        switch (value) {
+            case "auto":
+                return HashMemtableMode.AUTO;
+            case "true":
+                return HashMemtableMode.ON;
+            case "false":
+                return HashMemtableMode.OFF;
+            default:
+                throw new IllegalConfigurationException(
+                        String.format(
+                                "%s: '%s' is not allowed; allowed: auto, true, false",
+                                FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key(), value));
+        }
+    }
+
+    /** Fail rather than fall back to stock when the native library cannot be loaded. */
+    public boolean nativeRequired() {
+        return nativeRequired;
+    }
+
+    /** The hot-state cache is on: enabled, and a budget (managed memory or fixed) can hold entries. */
+    public boolean cacheOn() {
+        return cacheEnabled && cache.canHoldEntries();
+    }
+
+    /** Size, policy, bypass and dirty cap of the cache. */
+    public CacheSettings cache() {
+        return cache;
+    }
+
+    public HashMemtableMode hashMemtableMode() {
+        return hashMemtable;
+    }
+
+    /** ValueState column families with fixed-length keys get the HashLinkList memtable. */
+    public boolean hashMemtableOn() {
+        return hashMemtable.enabled(cacheOn());
+    }
+
+    /** MapState column families with a fixed-length map prefix get the range filter. */
+    public boolean rangeFilterOn() {
+        return rangeFilter;
+    }
+
+    /** Any column-family tuning is on. */
+    public boolean tuningOn() {
+        return hashMemtableOn() || rangeFilterOn();
+    }
+
+    @Override
+    public String toString() {
+        return "FalconSettings{nativeRequired="
+                + nativeRequired
+                + ", cache="
+                + (cacheOn() ? cache : "off")
+                + ", hashMemtable="
+                + hashMemtable
+                + ", rangeFilter="
+                + rangeFilter
+                + '}';
+    }
+}
