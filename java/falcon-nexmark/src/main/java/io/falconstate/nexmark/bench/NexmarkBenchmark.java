@@ -9,6 +9,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * The Nexmark benchmark harness (issue 9, docs/benchmarks.md): runs every (query, mini-batch,
@@ -24,9 +32,25 @@ import java.util.Set;
  * configuration entries (e.g. cache sizes; the keys are whatever docs/configuration.md names).
  * Every run gets the same memory settings, incremental checkpoints ({@code
  * state.backend.incremental: true}; the heap backend always snapshots fully) and the blackhole
- * sink. See {@link BenchmarkOptions#usage()}.
+ * sink. Options: {@link BenchmarkOptions}, or {@code --help}.
  */
-public final class NexmarkBenchmark {
+@Command(name = "NexmarkBenchmark", sortOptions = false, showDefaultValues = true,
+    abbreviateSynopsis = true, usageHelpWidth = 100, optionListHeading = "%nOptions:%n",
+    description = {"Runs the Nexmark benchmark matrix (docs/benchmarks.md, \"Nexmark\"): every"
+        + " query x mini-batch x parallelism x backend, --reps times, each run in a fresh JVM,"
+        + " backends interleaved; writes nexmark_runs.csv, nexmark_summary.csv and"
+        + " nexmark_results.md to --output."},
+    footer = {"", "Exit code: 0 if every run succeeded, 1 if a run failed, 2 for invalid"
+        + " arguments."})
+public final class NexmarkBenchmark implements Callable<Integer> {
+  @Mixin final BenchmarkOptions options = new BenchmarkOptions();
+
+  @Option(names = {"-h", "--help"}, usageHelp = true, order = 99,
+      description = "Print this help and exit.")
+  boolean help;
+
+  @Spec CommandSpec spec;
+
   /** What a harness invocation produced. */
   public static final class Outcome {
     public final List<RunRecord> runs;
@@ -45,11 +69,24 @@ public final class NexmarkBenchmark {
     }
   }
 
-  private NexmarkBenchmark() {}
+  /**
+   * The options of a command line, checked as {@link #main} checks them.
+   *
+   * @throws ParameterException for invalid arguments, with the message {@code main} prints
+   */
+  public static BenchmarkOptions parse(String... args) {
+    NexmarkBenchmark command = new NexmarkBenchmark();
+    CommandLine cl = Cli.commandLine(command);
+    cl.parseArgs(args);
+    Cli.check(command.spec, command.options::validate);
+    return command.options;
+  }
 
-  /** The options of a command line ({@link BenchmarkOptions#usage()}). */
-  public static BenchmarkOptions parse(String[] args) {
-    return BenchmarkOptions.parse(args);
+  @Override
+  public Integer call() throws Exception {
+    Cli.check(spec, options::validate);
+    Outcome r = run(options);
+    return r.runs.stream().allMatch(RunRecord::ok) ? 0 : 1;
   }
 
   /** Runs the whole matrix and writes the outputs. */
@@ -150,9 +187,8 @@ public final class NexmarkBenchmark {
     return l;
   }
 
-  public static void main(String[] args) throws Exception {
-    Outcome r = run(parse(args));
-    long failed = r.runs.stream().filter(x -> !x.ok()).count();
-    System.exit(failed == 0 ? 0 : 1);
+  /** Exit code 0 if every run succeeded, 1 if one failed, 2 for invalid arguments. */
+  public static void main(String[] args) {
+    System.exit(Cli.execute(new NexmarkBenchmark(), args));
   }
 }

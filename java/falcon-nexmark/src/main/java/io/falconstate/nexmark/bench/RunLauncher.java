@@ -53,7 +53,7 @@ final class RunLauncher {
         "--query", run.query, "--events", Long.toString(o.events), "--parallelism",
         Integer.toString(run.parallelism), "--state-backend", run.variant.stateBackend,
         "--checkpoint-interval-ms", Long.toString(o.checkpointIntervalMillis), "--mini-batch",
-        Boolean.toString(run.miniBatch), "--output", dir.toString(), "--sink", "blackhole", "--warmup",
+        run.miniBatchName(), "--output", dir.toString(), "--sink", "blackhole", "--warmup",
         Double.toString(o.warmup)));
     Map<String, String> conf = RunMatrix.commonConf(o);
     conf.putAll(run.variant.conf);

@@ -23,13 +23,13 @@ class RunMatrixOrderTest {
 
   /** A representative matrix: every axis has two values, a cache sweep adds a Falcon variant. */
   private String[] args() {
-    return new String[] {"--queries", "q4,q17", "--reps", "2", "--minibatch", "off,on",
+    return new String[] {"--queries", "q4,q17", "--reps", "2", "--mini-batch", "off,on",
         "--parallelism", "1,2", "--backends", "rocksdb", "--cache-sweep", "1mb",
         "--events", "1_000", "--checkpoint-interval-ms", "500", "--warmup", "0.25",
         "--heap", "1g", "--managed-memory", "64m", "--native-library", "/lib/libfalcon_jni.so",
         "--conf", "a.b=c", "--falcon-conf", "state.backend.falcon.x=1", "--source",
         "rate.limit=100", "--jvm-opt", "-Dx=y", "--java", "JAVA", "--classpath", "CP",
-        "--out", tmp.resolve("out").toString(), "--work", tmp.resolve("work").toString(),
+        "--output", tmp.resolve("out").toString(), "--work", tmp.resolve("work").toString(),
         "--dry-run"};
   }
 
@@ -103,7 +103,7 @@ class RunMatrixOrderTest {
         "--result-file", dir.resolve("result.properties").toString(),
         "--query", "q4", "--events", "1000", "--parallelism", "1",
         "--state-backend", "rocksdb", "--checkpoint-interval-ms", "500",
-        "--mini-batch", "false", "--output", dir.toString(), "--sink", "blackhole",
+        "--mini-batch", "off", "--output", dir.toString(), "--sink", "blackhole",
         "--warmup", "0.25",
         "--conf", "taskmanager.memory.managed.size=64m",
         "--conf", "state.backend.incremental=true",
@@ -120,7 +120,7 @@ class RunMatrixOrderTest {
         "--query", "q17", "--events", "1000", "--parallelism", "2",
         "--state-backend", "io.falconstate.flink.FalconStateBackendFactory",
         "--checkpoint-interval-ms", "500",
-        "--mini-batch", "true", "--output", dir.toString(), "--sink", "blackhole",
+        "--mini-batch", "on", "--output", dir.toString(), "--sink", "blackhole",
         "--warmup", "0.25",
         "--conf", "taskmanager.memory.managed.size=64m",
         "--conf", "state.backend.incremental=true",
