@@ -14,7 +14,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-exec "$here/run.sh" --no-charts --out "$root/build/nexmark-demo" \
+exec "$here/run.sh" --no-charts --output "$root/build/nexmark-demo" \
   --title "Nexmark q4 demo: stock RocksDB vs Falcon" \
-  --queries q4 --backends rocksdb,falcon --minibatch off --parallelism 1 --reps 1 \
+  --queries q4 --backends rocksdb,falcon --mini-batch off --parallelism 1 --reps 1 \
   --events "${DEMO_EVENTS:-2000000}" --falcon-lines 10 "$@"

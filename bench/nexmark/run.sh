@@ -7,19 +7,21 @@
 # charts to the output directory (default docs/benchmarks/).
 #
 #   bench/nexmark/run.sh                                  # the full matrix (10M events, 3 reps: hours)
-#   bench/nexmark/run.sh --queries q4 --events 1000000 --reps 2 --minibatch off --parallelism 1
+#   bench/nexmark/run.sh --queries q4 --events 1000000 --reps 2 --mini-batch off --parallelism 1
 #   bench/nexmark/run.sh --cache-sweep 1mb,8mb,128mb    # the issue's matrix + Falcon at 3 more cache sizes
 #   bench/nexmark/run.sh --queries q4 --sweep 'lru:state.backend.falcon.cache.policy=lru'
 #
 # Script options (before or between the harness options):
 #   --native-library PATH   libfalcon_jni.so for the runs (default build/dev/native/libfalcon_jni.so)
+#   --output DIR            CSVs, markdown and charts (default docs/benchmarks)
 #   --no-build              skip setup and builds (use what is built)
 #   --no-charts             skip the PNG charts
 # Every other option goes to the harness (io.falconstate.nexmark.bench.NexmarkBenchmark):
-# --queries --events --reps --backends --minibatch --parallelism --sweep --cache-sweep
+# --queries --events --reps --backends --mini-batch --parallelism --sweep --cache-sweep
 # --cache-size-key --falcon-conf --conf
-# --source --checkpoint-interval-ms --warmup --heap --managed-memory --out --work --jvm-opt
-# --run-timeout-s --falcon-lines --title --dry-run (run with --help for the list).
+# --source --checkpoint-interval-ms --warmup --heap --managed-memory --work --jvm-opt
+# --run-timeout-s --falcon-lines --title --dry-run (run with --help for the list and defaults).
+# The old spellings --out and --minibatch still work.
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 native="$(native_library)"
@@ -32,7 +34,9 @@ while (($#)); do
     --native-library) native="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
     --no-charts) charts=0; shift ;;
-    --out) out="$2"; shift 2 ;;
+    --output|--out) out="$2"; shift 2 ;;
+    # The harness's old spelling, in the commands docs/benchmarks/*/nexmark_results.md quote.
+    --minibatch) harness_args+=(--mini-batch "$2"); shift 2 ;;
     --help|-h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"
       harness_args+=(--help); build=0; charts=0; shift ;;
     *) harness_args+=("$1"); shift ;;
@@ -82,7 +86,7 @@ status=0
   -Dfalcon.native.library="$native" \
   io.falconstate.nexmark.bench.NexmarkBenchmark \
   --native-library "$native" --classpath "$classpath" --java "$JAVA_HOME/bin/java" \
-  --out "$out" --work "$FALCON_ROOT/build/nexmark-bench" \
+  --output "$out" --work "$FALCON_ROOT/build/nexmark-bench" \
   --command "bench/nexmark/run.sh$quoted" \
   ${harness_args[@]+"${harness_args[@]}"} || status=$?
 

@@ -67,12 +67,12 @@ public final class NexmarkClusterJob {
     long failAfter = -1;
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--fail-after") && i + 1 < args.length) {
-        failAfter = Long.parseLong(args[++i]);
+        failAfter = OptionValues.count(args[++i]);
       } else {
         rest.add(args[i]);
       }
     }
-    NexmarkRunOptions o = NexmarkRunner.parseArgs(rest.toArray(new String[0]),
+    NexmarkRunOptions o = NexmarkJobArgs.parse(rest.toArray(new String[0]),
         new NexmarkRunOptions());
     if (o.query() == null || o.outputDir() == null) {
       throw new IllegalArgumentException("--query and --output are required");
@@ -89,7 +89,7 @@ public final class NexmarkClusterJob {
 
   private static boolean explicitParallelism(String[] args) {
     for (String a : args) {
-      if (a.equals("--parallelism")) {
+      if (a.equals("--parallelism") || a.startsWith("--parallelism=")) {
         return true;
       }
     }

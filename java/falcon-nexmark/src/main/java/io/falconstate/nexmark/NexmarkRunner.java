@@ -10,10 +10,8 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.serialization.SimpleStringEncoder;
@@ -355,91 +353,22 @@ public final class NexmarkRunner {
     }
   }
 
-  /**
-   * Command line: {@code --query q4 [--events N] [--parallelism P] [--state-backend B]
-   * [--checkpoint-interval-ms MS] [--mini-batch true|false] [--output DIR] [--sink file|blackhole]
-   * [--seed S] [--event-time-rate R] [--rate-limit R] [--restart-attempts N]
-   * [--source key=value]... [--conf key=value]... [--warmup FRACTION] [--print-rows N]}.
-   */
-  public static void main(String[] args) throws Exception {
-    NexmarkRunOptions o = new NexmarkRunOptions();
-    int printRows = 20;
-    java.util.List<String> rest = new java.util.ArrayList<>();
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--print-rows") && i + 1 < args.length) {
-        printRows = Integer.parseInt(args[++i]);
-      } else {
-        rest.add(args[i]);
-      }
-    }
-    parseArgs(rest.toArray(new String[0]), o);
-    NexmarkRunResult r = run(o);
-    System.out.println(r.summary());
-    if (r.table() != null) {
-      System.out.print(r.table().format(printRows));
-    }
-  }
+  /** The class that parses and runs {@link #main}'s command line (picocli). */
+  static final String COMMAND_LINE_CLASS = "io.falconstate.nexmark.bench.NexmarkRunnerCommand";
 
   /**
-   * Applies the command-line options of {@link #main} (all but {@code --print-rows}) to {@code o}.
+   * Command line (docs/nexmark.md): {@code --query q4 [--events N] [--parallelism P]
+   * [--state-backend B] [--mini-batch on|off] ... [--help]}, parsed and run by {@code
+   * bench.NexmarkRunnerCommand}. Looked up by name: the cluster job jar
+   * (tests/e2e/jobs/nexmark.sh) compiles this class without the bench package and picocli,
+   * which are not on a cluster's classpath.
    */
-  public static NexmarkRunOptions parseArgs(String[] args, NexmarkRunOptions o) {
-    for (int i = 0; i < args.length; i++) {
-      String key = args[i];
-      if (i + 1 >= args.length) {
-        throw new IllegalArgumentException("missing value for " + key);
-      }
-      String v = args[++i];
-      switch (key) {
-        case "--query":
-          o.query(v);
-          break;
-        case "--events":
-          o.events(Long.parseLong(v));
-          break;
-        case "--parallelism":
-          o.parallelism(Integer.parseInt(v));
-          break;
-        case "--state-backend":
-          o.stateBackend(v);
-          break;
-        case "--checkpoint-interval-ms":
-          o.checkpointIntervalMillis(Long.parseLong(v));
-          break;
-        case "--mini-batch":
-          o.miniBatch(Boolean.parseBoolean(v));
-          break;
-        case "--output":
-          o.outputDir(Paths.get(v));
-          break;
-        case "--sink":
-          o.sink(NexmarkRunOptions.Sink.valueOf(v.toUpperCase(Locale.ROOT)));
-          break;
-        case "--seed":
-          o.seed(Long.parseLong(v));
-          break;
-        case "--event-time-rate":
-          o.eventTimeRate(Long.parseLong(v));
-          break;
-        case "--rate-limit":
-          o.rateLimit(Long.parseLong(v));
-          break;
-        case "--restart-attempts":
-          o.restartAttempts(Integer.parseInt(v));
-          break;
-        case "--source":
-          o.sourceOption(v.substring(0, v.indexOf('=')), v.substring(v.indexOf('=') + 1));
-          break;
-        case "--conf":
-          o.configuration(v.substring(0, v.indexOf('=')), v.substring(v.indexOf('=') + 1));
-          break;
-        case "--warmup":
-          o.warmupFraction(Double.parseDouble(v));
-          break;
-        default:
-          throw new IllegalArgumentException("unknown option " + key);
-      }
+  public static void main(String[] args) throws Throwable {
+    try {
+      Class.forName(COMMAND_LINE_CLASS).getMethod("main", String[].class)
+          .invoke(null, (Object) args);
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      throw e.getCause();
     }
-    return o;
   }
 }

@@ -6,37 +6,42 @@ import io.falconstate.nexmark.NexmarkRunner;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * One benchmark run in this JVM (the {@link NexmarkBenchmark} launcher forks a fresh JVM per
- * run): {@code --result-file FILE} plus any {@link NexmarkRunner} option. Runs the query with the
- * blackhole sink and writes the run's figures to FILE as properties ({@link RunRecord} reads
- * them); prints the runner's summary line.
+ * run): {@code --result-file FILE} plus {@link NexmarkRunner}'s options ({@link RunnerOptions}),
+ * the sink defaulting to the blackhole. Runs the query and writes the run's figures to FILE as
+ * properties ({@link RunRecord} reads them); prints the runner's summary line.
  */
-public final class NexmarkBenchmarkMain {
-  private NexmarkBenchmarkMain() {}
+@Command(name = "NexmarkBenchmarkMain", sortOptions = false, showDefaultValues = true,
+    customSynopsis = "NexmarkBenchmarkMain --result-file=FILE --query=NAME [OPTIONS]",
+    usageHelpWidth = 100, optionListHeading = "%nOptions:%n",
+    description = "One run of the Nexmark benchmark harness (NexmarkBenchmark forks one JVM per"
+        + " run): runs the query and writes its figures to the result file.")
+public final class NexmarkBenchmarkMain implements Callable<Integer> {
+  @Option(names = "--result-file", paramLabel = "FILE", required = true, order = 0,
+      description = "Where the run's figures go (Java properties).")
+  Path resultFile;
 
-  public static void main(String[] args) throws Exception {
-    Path resultFile = null;
-    List<String> rest = new ArrayList<>();
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--result-file") && i + 1 < args.length) {
-        resultFile = Paths.get(args[++i]);
-      } else {
-        rest.add(args[i]);
-      }
-    }
-    if (resultFile == null) {
-      throw new IllegalArgumentException("--result-file is required");
-    }
-    NexmarkRunOptions o = new NexmarkRunOptions().sink(NexmarkRunOptions.Sink.BLACKHOLE);
-    NexmarkRunner.parseArgs(rest.toArray(new String[0]), o);
-    NexmarkRunResult r = NexmarkRunner.run(o);
+  @Mixin final RunnerOptions run = new RunnerOptions(NexmarkRunOptions.Sink.BLACKHOLE);
+
+  @Option(names = {"-h", "--help"}, usageHelp = true, order = 99,
+      description = "Print this help and exit.")
+  boolean help;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    NexmarkRunResult r = NexmarkRunner.run(Cli.validated(spec, run::toRunOptions));
     System.out.println(r.summary());
     Properties p = properties(r);
     Path tmp = resultFile.resolveSibling(resultFile.getFileName() + ".tmp");
@@ -45,8 +50,13 @@ public final class NexmarkBenchmarkMain {
     }
     Files.move(tmp, resultFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
         java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    // Flink's non-daemon threads (e.g. the MiniCluster's executors) must not keep the fork alive.
-    System.exit(0);
+    return 0;
+  }
+
+  public static void main(String[] args) {
+    // Exits even when the run succeeded: Flink's non-daemon threads (e.g. the MiniCluster's
+    // executors) must not keep the fork alive.
+    System.exit(Cli.execute(new NexmarkBenchmarkMain(), args));
   }
 
   static Properties properties(NexmarkRunResult r) {

@@ -57,11 +57,11 @@ class BenchmarkReportTest {
 
   @Test
   void sweepsBecomeFalconVariantsWithTheirConfiguration() {
-    NexmarkBenchmark.Options o = NexmarkBenchmark.parse(new String[] {"--backends",
+    BenchmarkOptions o = NexmarkBenchmark.parse(new String[] {"--backends",
         "rocksdb,falcon,mine=com.example.Factory", "--sweep",
         "small:state.backend.falcon.x=1mb,state.backend.falcon.y=2;big:state.backend.falcon.x=64mb",
         "--cache-sweep", "1mb,8mb"});
-    List<NexmarkBenchmark.Variant> v = NexmarkBenchmark.variants(o);
+    List<Variant> v = RunMatrix.variants(o);
     assertThat(v).extracting(x -> x.label).containsExactly("rocksdb", "falcon", "mine",
         "falcon@cache-1mb", "falcon@cache-8mb", "falcon@small", "falcon@big");
     assertThat(v.get(4).conf)
@@ -69,7 +69,7 @@ class BenchmarkReportTest {
     v.remove(3);
     v.remove(3);
     assertThat(v.get(2).stateBackend).isEqualTo("com.example.Factory");
-    assertThat(v.get(3).stateBackend).isEqualTo(NexmarkBenchmark.FALCON_FACTORY);
+    assertThat(v.get(3).stateBackend).isEqualTo(Variant.FALCON_FACTORY);
     assertThat(v.get(3).conf).containsEntry("state.backend.falcon.native.required", "true")
         .containsEntry("state.backend.falcon.x", "1mb").containsEntry("state.backend.falcon.y", "2");
     assertThat(v.get(4).conf).containsEntry("state.backend.falcon.x", "64mb");

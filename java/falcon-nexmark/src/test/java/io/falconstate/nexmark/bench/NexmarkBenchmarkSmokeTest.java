@@ -23,7 +23,7 @@ class NexmarkBenchmarkSmokeTest {
   @Test
   void harnessRunsQ4OnRocksdbAndFalconAndWritesItsReport() throws Exception {
     String nativeLibrary = System.getProperty("falcon.native.library", "");
-    NexmarkBenchmark.Options o = new NexmarkBenchmark.Options()
+    BenchmarkOptions o = new BenchmarkOptions()
         .queries("q4").events(40_000).reps(1).backends("rocksdb", "falcon").miniBatch(false)
         .parallelism(1).checkpointIntervalMillis(300).heap("512m").nativeLibrary(nativeLibrary)
         .out(tmp.resolve("out")).work(tmp.resolve("work"));
@@ -62,7 +62,7 @@ class NexmarkBenchmarkSmokeTest {
     assertThat(lines.get(0)).endsWith("ratio_vs_rocksdb=1.00");
 
     // The CSVs read back.
-    List<RunRecord> back = NexmarkBenchmark.readRunsCsv(out.runsCsv);
+    List<RunRecord> back = RunsCsv.read(out.runsCsv);
     assertThat(back).hasSize(2);
     assertThat(back.get(1).get("backend")).isEqualTo("falcon");
     assertThat(back.get(1).number("events_per_core_s"))
