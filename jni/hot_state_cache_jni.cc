@@ -384,25 +384,6 @@ jint WriteBackDirty(JNIEnv* env, jclass, jlong handle, jlong max_dirty_bytes) {
   });
 }
 
-jint SetCapacity(JNIEnv* env, jclass, jlong handle, jlong max_bytes,
-                 jlong max_entries) {
-  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
-    NativeCache* nc = Checked(env, handle);
-    if (nc == nullptr) return kErrorReturn;
-    if (max_bytes < 0 || max_entries < 0) {
-      ThrowIllegalArgument(env, "falcon: negative cache bound");
-      return kErrorReturn;
-    }
-    Status s = nc->cache->SetCapacity(static_cast<uint64_t>(max_bytes),
-                                      static_cast<uint64_t>(max_entries));
-    if (!s.ok()) {
-      ThrowStatus(env, s);
-      return kErrorReturn;
-    }
-    return PendingCode(nc);
-  });
-}
-
 // Re-reads the lease quota and evicts down to it (no-op without a lease).
 jint ShrinkToQuota(JNIEnv* env, jclass, jlong handle) {
   return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
@@ -553,7 +534,6 @@ bool RegisterHotStateCache(JNIEnv* env) {
       FALCON_NATIVE("nativeRemove", "(JII)I", Remove),
       FALCON_NATIVE("nativeFlush", "(JI)I", Flush),
       FALCON_NATIVE("nativeWriteBackDirty", "(JJ)I", WriteBackDirty),
-      FALCON_NATIVE("nativeSetCapacity", "(JJJ)I", SetCapacity),
       FALCON_NATIVE("nativeDrain", "(JLjava/nio/ByteBuffer;)I", Drain),
       FALCON_NATIVE("nativeDropState", "(JI)V", DropState),
       FALCON_NATIVE("nativeClear", "(J)V", Clear),

@@ -260,11 +260,6 @@ public final class NativeHotStateCache implements AutoCloseable {
         return nativeWriteBackDirty(handle, maxDirtyBytes);
     }
 
-    /** New bounds; evicts down to them. Returns the write bits. */
-    public int setCapacity(long maxBytes, long maxEntries) {
-        return nativeSetCapacity(handle, maxBytes, maxEntries);
-    }
-
     /** Re-reads the budget lease's quota and evicts down to it. Returns the write bits. */
     public int shrinkToQuota() {
         return nativeShrinkToQuota(handle);
@@ -353,8 +348,6 @@ public final class NativeHotStateCache implements AutoCloseable {
     private static native int nativeFlush(long handle, int stateId);
 
     private static native int nativeWriteBackDirty(long handle, long maxDirtyBytes);
-
-    private static native int nativeSetCapacity(long handle, long maxBytes, long maxEntries);
 
     private static native int nativeDrain(long handle, ByteBuffer buffer);
 

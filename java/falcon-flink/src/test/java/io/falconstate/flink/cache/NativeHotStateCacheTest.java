@@ -148,7 +148,7 @@ class NativeHotStateCacheTest {
         long perEntry = NativeHotStateCache.chargeFor(8, 32);
         // key + value + the documented overhead, plus at most 15 bytes of allocator rounding.
         assertThat(perEntry).isGreaterThan(40).isLessThanOrEqualTo(40 + 48 + 15);
-        cache.setCapacity(perEntry * 10, 0);
+        recreateCache(perEntry * 10);
         int pendingSeen = 0;
         List<String> written = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
@@ -250,10 +250,18 @@ class NativeHotStateCacheTest {
 
     @Test
     void aValueLargerThanTheCacheIsNotCached() {
-        cache.setCapacity(1024, 0);
+        recreateCache(1024);
         int code = cache.put(0, bytes("k"), 1, new byte[4096], 4096);
         assertThat(code & WRITE_NOT_CACHED).isEqualTo(WRITE_NOT_CACHED);
         assertThat(cache.get(0, bytes("k"), 1, valueOut)).isEqualTo(MISS);
+    }
+
+    /** Replaces the cache with one bounded by {@code maxBytes}, otherwise as {@link #createCache}. */
+    private void recreateCache(long maxBytes) {
+        cache.close();
+        cache =
+                new NativeHotStateCache(
+                        NativeHotStateCache.POLICY_W_TINY_LFU, maxBytes, 0, 0.0, 20000, 200000);
     }
 
     private List<String> drainAll() {
