@@ -844,6 +844,31 @@ TEST(HotStateCachePolicy, WTinyLfuRemembersHitsOfEvictedEntries) {
   EXPECT_EQ(c.Get(0, "cold").kind, Lookup::kMiss);
 }
 
+// The tuning bench/cache_sim sets from its flags reaches the units: a larger
+// sketch floor shows in what the cache allocates, and a saturation limit of
+// one halves the sketch at the first saturated victim.
+TEST(PolicyTuning, ReachesTheUnits) {
+  RecordingSink sink;
+  cache_internal::PolicyTuning tuning;
+  // A 1 MiB cache sizes its sketch for 4,096 entries: 512 blocks of 64 bytes.
+  CacheCore plain(Opts(CachePolicy::kWTinyLfu, 1 << 20), &sink);
+  tuning.sketch_min_blocks = 1024;
+  CacheCore larger(Opts(CachePolicy::kWTinyLfu, 1 << 20), &sink, nullptr,
+                   tuning);
+  EXPECT_EQ(larger.AllocatedBytes() - plain.AllocatedBytes(), 512u * 64u);
+
+  tuning = cache_internal::PolicyTuning();
+  tuning.sketch_saturated_victims = 1;
+  cache_internal::FrequencySketch sketch(tuning);
+  sketch.Resize(64);
+  const uint64_t hot = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 20; ++i) sketch.Increment(hot);
+  ASSERT_EQ(sketch.Frequency(hot), 15u);
+  sketch.SaturatedVictim();
+  EXPECT_EQ(sketch.epoch(), 1u);
+  EXPECT_EQ(sketch.Frequency(hot), 7u);
+}
+
 TEST(GhostFilter, RemembersRecentKeysAndForgetsOldOnes) {
   cache_internal::GhostFilter g;
   g.Resize(1000);
