@@ -6,16 +6,13 @@
 // design (index, W-TinyLFU, memory accounting) is in docs/cache.md.
 //
 // Thread-safety: NOT thread-safe. One cache belongs to one task thread and
-// takes no locks; the only cross-thread input is the BudgetLease quota
-// (atomic).
+// takes no locks; the only cross-thread input is the (atomic) lease quota.
 // Ownership: the cache owns its entries; the sink and the lease are borrowed
 // and must outlive the cache. A GetResult points into the cache and is valid
 // until the next non-const call.
-// Errors: InvalidArgument for a state id >= kMaxStates on a write or flush;
-// ResourceExhausted when a block cannot be allocated; a failing sink's
-// Status is returned as is (the cache is then consistent in memory, but the
-// evicted victims of that call are lost: the caller must fail the task so
-// Flink restores from the last checkpoint).
+// Errors: InvalidArgument (state id >= kMaxStates on a write or flush),
+// ResourceExhausted (no memory for a block), or the sink's Status: then the
+// call's evicted victims are lost and the caller must fail the task.
 
 #ifndef FALCON_HOT_STATE_CACHE_H_
 #define FALCON_HOT_STATE_CACHE_H_
@@ -32,7 +29,7 @@
 namespace falcon {
 
 namespace cache_internal {
-class CacheCore;
+class CacheCore;  // src/cache/cache_core.h
 }  // namespace cache_internal
 
 // One dirty entry handed to a WriteBackSink; views valid during Write() only.
@@ -43,10 +40,9 @@ struct DirtyEntry {
   bool is_delete;
 };
 
-// Implemented by the caller (the JNI layer appends to a native buffer that
-// Java drains into a RocksDB WriteBatch right after the call). Called
-// synchronously on the cache's thread, from the cache's calls, with
-// 1..kMaxBatch entries. Must not call back into the cache.
+// Implemented by the caller (the JNI layer: a native buffer Java drains into
+// a RocksDB WriteBatch). Called synchronously on the cache's thread, from the
+// cache's calls, with 1..kMaxBatch entries. Must not call back into the cache.
 class WriteBackSink {
  public:
   virtual ~WriteBackSink() = default;
@@ -58,19 +54,16 @@ enum class CachePolicy : uint8_t { kWTinyLfu = 0, kLru = 1 };
 
 struct CacheOptions {
   CachePolicy policy = CachePolicy::kWTinyLfu;
-  // Used when no BudgetLease is given: byte bound (charged bytes, see
-  // ChargeFor) and entry cap (0 = none).
+  // Without a BudgetLease: bound in charged bytes, entry cap (0 = none).
   uint64_t max_bytes = 64ull << 20;
   uint64_t max_entries = 0;
-  // W-TinyLFU: initial admission-window share of the capacity, in percent
-  // (clamped to 1..80).
+  // W-TinyLFU: the window's initial share, in percent (clamped to 1..80),
+  // and whether it adapts (1%..100%) to the workload.
   uint32_t window_percent = 1;
-  // W-TinyLFU: adapt the window share (1%..100%) to the workload.
   bool adaptive_window = true;
-  // Adaptive bypass per state; a threshold <= 0 turns it off. After
-  // bypass_enter_windows consecutive windows of bypass_window gets whose hit
-  // ratio is below the threshold, a state is bypassed; after
-  // bypass_probe_interval gets it is probed (cached again for one window).
+  // Adaptive bypass per state (threshold <= 0: off): bypassed after
+  // bypass_enter_windows windows of bypass_window gets below the threshold,
+  // probed (cached for one window) every bypass_probe_interval gets.
   double bypass_threshold = 0.0;
   uint32_t bypass_window = 20000;
   uint32_t bypass_enter_windows = 2;
@@ -79,20 +72,17 @@ struct CacheOptions {
   // many dirty eviction candidates in the same sink call; they stay cached,
   // clean. 0 or 1: only the evicted entries.
   uint32_t write_back_batch = 32;
-  // Entry blocks of up to 1 KiB from the cache's own arena instead of malloc.
-  bool block_arena = true;
+  bool block_arena = true;  // blocks of up to 1 KiB from an arena, not malloc
   // Transparent huge pages for the arena's chunks while the capacity is at
   // least 64 MiB, and for an index of 2 MiB or more.
   bool huge_pages = true;
 };
 
-// What Get() found.
 enum class Lookup : uint8_t {
-  kMiss = 0,  // not cached: read RocksDB, then Fill()/FillAbsent()
-  kHit = 1,   // value in GetResult::data/size
-  kAbsent =
-      2,  // cached as absent (tombstone or known absent): do NOT read RocksDB
-  kBypass = 3,  // state bypassed and key not cached: read RocksDB, do not fill
+  kMiss = 0,    // not cached: read RocksDB, then Fill()/FillAbsent()
+  kHit = 1,     // value in GetResult::data/size
+  kAbsent = 2,  // tombstone or known absent: do NOT read RocksDB
+  kBypass = 3,  // state bypassed, key not cached: read RocksDB, do not fill
 };
 
 struct GetResult {
@@ -104,12 +94,11 @@ struct GetResult {
 
 // Outcome of Put()/Remove()/Fill()/FillAbsent().
 enum class WriteOutcome : uint8_t {
-  kCached = 0,     // the cache holds it (dirty for put/remove, clean for fill)
-  kNotCached = 1,  // the caller writes/deletes in RocksDB itself: bypassed
-                   // state and key not cached, entry larger than the quota,
-                   // key > kMaxKeyBytes, value > kMaxValueBytes, quota 0. Any
-                   // cached version of the key was discarded. Fill: nothing
-                   // to do.
+  kCached = 0,  // the cache holds it (dirty for put/remove, clean for fill)
+  // The caller writes/deletes in RocksDB itself (Fill: nothing to do): a
+  // bypassed state's uncached key, an entry larger than the quota, a key or
+  // value over its maximum, quota 0. Any cached version was discarded.
+  kNotCached = 1,
 };
 
 // Per-state counters (summed over states by TotalStats()).
@@ -138,17 +127,14 @@ class HotStateCache {
  public:
   static constexpr uint32_t kMaxStates = 4096;
   static constexpr size_t kMaxKeyBytes = 65535;
-  // 8 MiB - 1: the entry header keeps the length in 23 bits.
-  static constexpr size_t kMaxValueBytes = (1u << 23) - 1;
-  // Bytes of every entry's block before its key and value.
-  static constexpr size_t kEntryHeaderBytes = 24;
+  static constexpr size_t kMaxValueBytes = (1u << 23) - 1;  // 23-bit length
+  static constexpr size_t kEntryHeaderBytes = 24;  // block: header|key|value
   // Charged per entry on top of its block's usable size: the worst-case
   // index-slot share (14) and frequency-sketch share (10).
   static constexpr uint64_t kEntryOverheadBytes = 24;
   static constexpr size_t kMaxBatch = 256;
 
-  // `sink` must be non-null. `lease` (optional) provides the quota; without
-  // one, options.max_bytes/max_entries do.
+  // `sink` non-null. The quota comes from `lease` if given, else the options.
   HotStateCache(const CacheOptions& options, WriteBackSink* sink,
                 const BudgetLease* lease = nullptr);
   ~HotStateCache();
@@ -156,8 +142,7 @@ class HotStateCache {
   HotStateCache& operator=(const HotStateCache&) = delete;
 
   // Never calls the sink; allocates only the first time a state id is seen.
-  // A state id >= kMaxStates or a key longer than kMaxKeyBytes answers
-  // kBypass.
+  // A state id >= kMaxStates or a key over kMaxKeyBytes answers kBypass.
   GetResult Get(uint32_t state_id, std::string_view key);
   // Write-back update / delete (a dirty tombstone). May evict: dirty victims
   // reach the sink before the call returns.
@@ -174,20 +159,18 @@ class HotStateCache {
   [[nodiscard]] Result<WriteOutcome> FillAbsent(uint32_t state_id,
                                                 std::string_view key);
 
-  // Writes back every dirty entry of one state (or of all, in state id
-  // order), sorted bytewise by key; they stay cached, clean (tombstones as
-  // "known absent").
+  // Writes back every dirty entry of one state (of all, in state id order),
+  // sorted bytewise by key; they stay cached, clean.
   [[nodiscard]] Status Flush(uint32_t state_id);
   [[nodiscard]] Status FlushAll();
   // Writes back dirty entries, coldest first, until dirty_bytes() <=
   // max_dirty_bytes; they stay cached, clean.
   [[nodiscard]] Status WriteBackDirty(uint64_t max_dirty_bytes);
-  // Forgets a state's entries / every entry, dirty ones included, without
-  // write-back. Clear() also resets bypass; statistics stay.
+  // Forget a state's / every entry without write-back. Clear() also resets
+  // bypass; statistics stay.
   void DropState(uint32_t state_id);
   void Clear();
-  // Re-reads the lease quota and evicts down to it.
-  [[nodiscard]] Status ShrinkToQuota();
+  [[nodiscard]] Status ShrinkToQuota();  // re-reads the lease, evicts to it
 
   CacheStats Stats(uint32_t state_id) const;
   CacheStats TotalStats() const;
@@ -199,14 +182,11 @@ class HotStateCache {
   uint64_t capacity_bytes() const;
   uint64_t capacity_entries() const;  // 0 = no cap
   CachePolicy policy() const;
-  // W-TinyLFU: current admission-window share of the capacity (0..1).
-  double window_fraction() const;
-  // Bytes the allocators really hold for entries, index, sketch and ghosts.
-  uint64_t AllocatedBytes() const;
-  // Charged bytes of one entry with this key and value size, in a cache with
-  // the block arena: round8(kEntryHeaderBytes + key + value) +
-  // kEntryOverheadBytes for blocks of up to 1 KiB, glibc's malloc usable
-  // size + kEntryOverheadBytes above.
+  double window_fraction() const;   // W-TinyLFU: the window's share now (0..1)
+  uint64_t AllocatedBytes() const;  // what the allocators really hold
+  // Charged bytes of one entry (block arena on): usable(kEntryHeaderBytes +
+  // key + value) + kEntryOverheadBytes; usable = round8 up to 1 KiB, else
+  // glibc's malloc_usable_size. Key + value a multiple of 8: key + value + 48.
   static uint64_t ChargeFor(size_t key_size, size_t value_size);
 
  private:
