@@ -17,8 +17,7 @@
 // Dirty victims and flushed entries are appended by a BufferSink to a native
 // buffer; the write calls report "write-backs pending" and Java drains the
 // records into a direct ByteBuffer it owns, then into one RocksDB WriteBatch.
-// Record layout (native byte order):
-//   int32 state_id | int32 key_len | int32 value_len (-1: delete) | key | value
+// Record layout, return codes, statistics and quota arrays: native_layout.h.
 
 #include <jni.h>
 
@@ -31,39 +30,35 @@
 #include "falcon/hot_state_cache.h"
 #include "falcon/memory_budget.h"
 #include "jni_util.h"
+#include "native_layout.h"
 #include "registration.h"
 
 namespace falcon::jni {
 namespace {
 
-// Return codes shared with NativeHotStateCache.java.
-constexpr jint kGetMiss = -1;
-constexpr jint kGetAbsent = -2;
-constexpr jint kGetBypass = -3;
-// A hit whose value does not fit the caller's buffer: kGetNeedBuffer - size.
-constexpr jint kGetNeedBuffer = -16;
-constexpr jint kErrorReturn = -4;
-
-// Write calls: bit 0 = not cached (caller writes RocksDB itself),
-// bit 1 = write-back records pending (caller must drain).
-constexpr jint kWriteNotCached = 1;
-constexpr jint kWritePending = 2;
-
-constexpr size_t kRecordHeaderBytes = 12;
+using layout::kErrorReturn;
+using layout::kGetAbsent;
+using layout::kGetBypass;
+using layout::kGetMiss;
+using layout::kGetNeedBuffer;
+using layout::kRecordHeaderBytes;
+using layout::kWriteNotCached;
+using layout::kWritePending;
 
 class BufferSink final : public WriteBackSink {
  public:
   Status Write(const DirtyEntry* entries, size_t count) override {
     for (size_t i = 0; i < count; ++i) {
       const DirtyEntry& e = entries[i];
-      int32_t header[3] = {static_cast<int32_t>(e.state_id),
-                           static_cast<int32_t>(e.key.size()),
-                           e.is_delete ? -1 : static_cast<int32_t>(e.value.size())};
+      const layout::RecordHeader header{
+          static_cast<int32_t>(e.state_id), static_cast<int32_t>(e.key.size()),
+          e.is_delete ? layout::kDeleteValueLength
+                      : static_cast<int32_t>(e.value.size())};
       size_t at = pending_.size();
       pending_.resize(at + kRecordHeaderBytes + e.key.size() +
                       (e.is_delete ? 0 : e.value.size()));
       char* out = pending_.data() + at;
-      std::memcpy(out, header, kRecordHeaderBytes);
+      std::memcpy(out, &header, kRecordHeaderBytes);
       out += kRecordHeaderBytes;
       if (!e.key.empty()) std::memcpy(out, e.key.data(), e.key.size());
       out += e.key.size();
@@ -83,10 +78,12 @@ class BufferSink final : public WriteBackSink {
     size_t copied = 0;
     while (read_pos_ < pending_.size()) {
       const char* rec = pending_.data() + read_pos_;
-      int32_t header[3];
-      std::memcpy(header, rec, kRecordHeaderBytes);
-      size_t size = kRecordHeaderBytes + static_cast<size_t>(header[1]) +
-                    (header[2] < 0 ? 0 : static_cast<size_t>(header[2]));
+      layout::RecordHeader header;
+      std::memcpy(&header, rec, kRecordHeaderBytes);
+      size_t size =
+          kRecordHeaderBytes + static_cast<size_t>(header.key_length) +
+          (header.value_length < 0 ? 0
+                                   : static_cast<size_t>(header.value_length));
       if (copied + size > capacity) {
         if (copied == 0) return -static_cast<int64_t>(size);
         break;
@@ -159,7 +156,8 @@ bool CheckIo(JNIEnv* env, const NativeCache* nc, jint key_length,
   if (key_length < 0 || value_length < 0 ||
       static_cast<uint64_t>(key_length) + static_cast<uint64_t>(value_length) >
           nc->io_capacity) {
-    ThrowIndexOutOfBounds(env, "falcon: key/value length outside the io buffer");
+    ThrowIndexOutOfBounds(env,
+                          "falcon: key/value length outside the io buffer");
     return false;
   }
   return true;
@@ -171,7 +169,8 @@ std::string_view IoKey(const NativeCache* nc, jint key_length) {
 
 std::string_view IoValue(const NativeCache* nc, jint key_length,
                          jint value_length) {
-  return std::string_view(nc->io + key_length, static_cast<size_t>(value_length));
+  return std::string_view(nc->io + key_length,
+                          static_cast<size_t>(value_length));
 }
 
 jint WriteCode(JNIEnv* env, NativeCache* nc, WriteOutcome outcome) {
@@ -197,8 +196,8 @@ jlong Create(JNIEnv* env, jclass, jint policy, jlong max_bytes,
              jlong max_entries, jdouble bypass_threshold, jint bypass_window,
              jint bypass_probe_interval, jlong lease, jlong dirty_cap,
              jlong dirty_low_water, jboolean huge_pages) {
-  std::unique_ptr<BudgetLease> owned_lease(lease == 0 ? nullptr
-                                                      : FromHandle<BudgetLease>(lease));
+  std::unique_ptr<BudgetLease> owned_lease(
+      lease == 0 ? nullptr : FromHandle<BudgetLease>(lease));
   return GuardJni<jlong>(env, 0, [&]() -> jlong {
     if (dirty_cap < 0 || dirty_low_water < 0 || dirty_low_water > dirty_cap) {
       ThrowIllegalArgument(env, "falcon: bad dirty-byte cap");
@@ -219,13 +218,15 @@ jlong Create(JNIEnv* env, jclass, jint policy, jlong max_bytes,
     options.max_entries = static_cast<uint64_t>(max_entries);
     options.bypass_threshold = bypass_threshold;
     options.bypass_window = static_cast<uint32_t>(bypass_window);
-    options.bypass_probe_interval = static_cast<uint32_t>(bypass_probe_interval);
+    options.bypass_probe_interval =
+        static_cast<uint32_t>(bypass_probe_interval);
     options.huge_pages = huge_pages == JNI_TRUE;
     auto nc = std::make_unique<NativeCache>();
     nc->lease = std::move(owned_lease);
     nc->dirty_cap = static_cast<uint64_t>(dirty_cap);
     nc->dirty_low_water = static_cast<uint64_t>(dirty_low_water);
-    nc->cache = std::make_unique<HotStateCache>(options, &nc->sink, nc->lease.get());
+    nc->cache =
+        std::make_unique<HotStateCache>(options, &nc->sink, nc->lease.get());
     return ToHandle(nc.release());
   });
 }
@@ -248,7 +249,8 @@ void AttachIo(JNIEnv* env, jclass, jlong handle, jobject buffer) {
     auto* address = static_cast<char*>(env->GetDirectBufferAddress(buffer));
     jlong capacity = env->GetDirectBufferCapacity(buffer);
     if (address == nullptr || capacity < 16) {
-      ThrowIllegalArgument(env, "falcon: io buffer is not a direct buffer of 16+ bytes");
+      ThrowIllegalArgument(
+          env, "falcon: io buffer is not a direct buffer of 16+ bytes");
       return;
     }
     nc->io = address;
@@ -266,8 +268,8 @@ jint Get(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length) {
         !CheckIo(env, nc, key_length, 0)) {
       return kErrorReturn;
     }
-    GetResult r = nc->cache->Get(static_cast<uint32_t>(state_id),
-                                 IoKey(nc, key_length));
+    GetResult r =
+        nc->cache->Get(static_cast<uint32_t>(state_id), IoKey(nc, key_length));
     switch (r.kind) {
       case Lookup::kMiss:
         return kGetMiss;
@@ -337,8 +339,8 @@ jint Remove(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length) {
         !CheckIo(env, nc, key_length, 0)) {
       return kErrorReturn;
     }
-    Result<WriteOutcome> r =
-        nc->cache->Remove(static_cast<uint32_t>(state_id), IoKey(nc, key_length));
+    Result<WriteOutcome> r = nc->cache->Remove(static_cast<uint32_t>(state_id),
+                                               IoKey(nc, key_length));
     if (!r.ok()) {
       ThrowStatus(env, r.status());
       return kErrorReturn;
@@ -375,26 +377,8 @@ jint WriteBackDirty(JNIEnv* env, jclass, jlong handle, jlong max_dirty_bytes) {
       ThrowIllegalArgument(env, "falcon: negative dirty-byte bound");
       return kErrorReturn;
     }
-    Status s = nc->cache->WriteBackDirty(static_cast<uint64_t>(max_dirty_bytes));
-    if (!s.ok()) {
-      ThrowStatus(env, s);
-      return kErrorReturn;
-    }
-    return PendingCode(nc);
-  });
-}
-
-jint SetCapacity(JNIEnv* env, jclass, jlong handle, jlong max_bytes,
-                 jlong max_entries) {
-  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
-    NativeCache* nc = Checked(env, handle);
-    if (nc == nullptr) return kErrorReturn;
-    if (max_bytes < 0 || max_entries < 0) {
-      ThrowIllegalArgument(env, "falcon: negative cache bound");
-      return kErrorReturn;
-    }
-    Status s = nc->cache->SetCapacity(static_cast<uint64_t>(max_bytes),
-                                      static_cast<uint64_t>(max_entries));
+    Status s =
+        nc->cache->WriteBackDirty(static_cast<uint64_t>(max_dirty_bytes));
     if (!s.ok()) {
       ThrowStatus(env, s);
       return kErrorReturn;
@@ -419,24 +403,25 @@ jint ShrinkToQuota(JNIEnv* env, jclass, jlong handle) {
   });
 }
 
-// The lease's current quota: [bytes, entries]; the fixed bounds without one.
+// The lease's current quota (layout::QuotaField); the fixed bounds without one.
 void Quota(JNIEnv* env, jclass, jlong handle, jlongArray out) {
   GuardJniVoid(env, [&] {
     NativeCache* nc = Checked(env, handle);
     if (nc == nullptr) return;
-    if (out == nullptr || env->GetArrayLength(out) < 2) {
+    if (out == nullptr || env->GetArrayLength(out) < layout::kQuotaCount) {
       ThrowIndexOutOfBounds(env, "falcon: quota array too short");
       return;
     }
-    jlong v[2];
+    jlong v[layout::kQuotaCount];
     if (nc->lease != nullptr) {
-      v[0] = static_cast<jlong>(nc->lease->quota_bytes());
-      v[1] = static_cast<jlong>(nc->lease->quota_entries());
+      v[layout::kQuotaBytes] = static_cast<jlong>(nc->lease->quota_bytes());
+      v[layout::kQuotaEntries] = static_cast<jlong>(nc->lease->quota_entries());
     } else {
-      v[0] = static_cast<jlong>(nc->cache->capacity_bytes());
-      v[1] = static_cast<jlong>(nc->cache->capacity_entries());
+      v[layout::kQuotaBytes] = static_cast<jlong>(nc->cache->capacity_bytes());
+      v[layout::kQuotaEntries] =
+          static_cast<jlong>(nc->cache->capacity_entries());
     }
-    env->SetLongArrayRegion(out, 0, 2, v);
+    env->SetLongArrayRegion(out, 0, layout::kQuotaCount, v);
   });
 }
 
@@ -477,18 +462,17 @@ void Clear(JNIEnv* env, jclass, jlong handle) {
   });
 }
 
-// Statistics of one state (state_id >= 0) or of the whole cache (< 0), in the
-// order of NativeHotStateCache.STAT_* (keep in sync).
+// Statistics of one state (state_id >= 0) or of the whole cache (< 0), in
+// the order of layout::StatsField.
 void Stats(JNIEnv* env, jclass, jlong handle, jint state_id, jlongArray out) {
   GuardJniVoid(env, [&] {
     NativeCache* nc = Checked(env, handle);
     if (nc == nullptr) return;
-    constexpr jsize kCount = 19;
     if (out == nullptr) {
       ThrowNullPointer(env, "falcon: stats array is null");
       return;
     }
-    if (env->GetArrayLength(out) < kCount) {
+    if (env->GetArrayLength(out) < layout::kStatsCount) {
       ThrowIndexOutOfBounds(env, "falcon: stats array too short");
       return;
     }
@@ -499,28 +483,29 @@ void Stats(JNIEnv* env, jclass, jlong handle, jint state_id, jlongArray out) {
       if (!CheckStateId(env, state_id)) return;
       s = nc->cache->Stats(static_cast<uint32_t>(state_id));
     }
-    jlong v[kCount] = {
-        static_cast<jlong>(s.hits),
-        static_cast<jlong>(s.absent_hits),
-        static_cast<jlong>(s.misses),
-        static_cast<jlong>(s.bypassed),
-        static_cast<jlong>(s.puts),
-        static_cast<jlong>(s.removes),
-        static_cast<jlong>(s.fills),
-        static_cast<jlong>(s.evictions),
-        static_cast<jlong>(s.dirty_writebacks),
-        static_cast<jlong>(s.tombstones),
-        static_cast<jlong>(s.not_cached),
-        static_cast<jlong>(s.entries),
-        static_cast<jlong>(s.bytes),
-        static_cast<jlong>(s.dirty_entries),
-        static_cast<jlong>(s.dirty_bytes),
-        static_cast<jlong>(s.bypass_entered),
-        s.bypassed_now ? 1 : 0,
-        static_cast<jlong>(nc->cache->capacity_bytes()),
-        static_cast<jlong>(nc->cache->capacity_entries()),
-    };
-    env->SetLongArrayRegion(out, 0, kCount, v);
+    jlong v[layout::kStatsCount];
+    v[layout::kStatHits] = static_cast<jlong>(s.hits);
+    v[layout::kStatAbsentHits] = static_cast<jlong>(s.absent_hits);
+    v[layout::kStatMisses] = static_cast<jlong>(s.misses);
+    v[layout::kStatBypassedGets] = static_cast<jlong>(s.bypassed);
+    v[layout::kStatPuts] = static_cast<jlong>(s.puts);
+    v[layout::kStatRemoves] = static_cast<jlong>(s.removes);
+    v[layout::kStatFills] = static_cast<jlong>(s.fills);
+    v[layout::kStatEvictions] = static_cast<jlong>(s.evictions);
+    v[layout::kStatDirtyWriteBacks] = static_cast<jlong>(s.dirty_writebacks);
+    v[layout::kStatTombstones] = static_cast<jlong>(s.tombstones);
+    v[layout::kStatNotCached] = static_cast<jlong>(s.not_cached);
+    v[layout::kStatEntries] = static_cast<jlong>(s.entries);
+    v[layout::kStatBytes] = static_cast<jlong>(s.bytes);
+    v[layout::kStatDirtyEntries] = static_cast<jlong>(s.dirty_entries);
+    v[layout::kStatDirtyBytes] = static_cast<jlong>(s.dirty_bytes);
+    v[layout::kStatBypassEntered] = static_cast<jlong>(s.bypass_entered);
+    v[layout::kStatBypassedNow] = s.bypassed_now ? 1 : 0;
+    v[layout::kStatCapacityBytes] =
+        static_cast<jlong>(nc->cache->capacity_bytes());
+    v[layout::kStatCapacityEntries] =
+        static_cast<jlong>(nc->cache->capacity_entries());
+    env->SetLongArrayRegion(out, 0, layout::kStatsCount, v);
   });
 }
 
@@ -534,9 +519,6 @@ jlong ChargeFor(JNIEnv* env, jclass, jint key_size, jint value_size) {
         static_cast<size_t>(key_size), static_cast<size_t>(value_size)));
   });
 }
-
-#define FALCON_NATIVE(name, sig, fn) \
-  {const_cast<char*>(name), const_cast<char*>(sig), reinterpret_cast<void*>(&fn)}
 
 }  // namespace
 
@@ -553,15 +535,14 @@ bool RegisterHotStateCache(JNIEnv* env) {
       FALCON_NATIVE("nativeRemove", "(JII)I", Remove),
       FALCON_NATIVE("nativeFlush", "(JI)I", Flush),
       FALCON_NATIVE("nativeWriteBackDirty", "(JJ)I", WriteBackDirty),
-      FALCON_NATIVE("nativeSetCapacity", "(JJJ)I", SetCapacity),
       FALCON_NATIVE("nativeDrain", "(JLjava/nio/ByteBuffer;)I", Drain),
       FALCON_NATIVE("nativeDropState", "(JI)V", DropState),
       FALCON_NATIVE("nativeClear", "(J)V", Clear),
       FALCON_NATIVE("nativeStats", "(JI[J)V", Stats),
       FALCON_NATIVE("nativeChargeFor", "(II)J", ChargeFor),
   };
-  return RegisterNatives(env, "io/falconstate/flink/cache/NativeHotStateCache",
-                         kMethods, sizeof(kMethods) / sizeof(kMethods[0]));
+  return RegisterClassNatives(
+      env, "io/falconstate/flink/cache/NativeHotStateCache", kMethods);
 }
 
 }  // namespace falcon::jni

@@ -20,6 +20,7 @@
 
 #include "falcon/memory_budget.h"
 #include "jni_util.h"
+#include "native_layout.h"
 #include "registration.h"
 
 namespace falcon::jni {
@@ -49,8 +50,9 @@ jlong Create(JNIEnv* env, jclass, jlong slot_bytes, jlong slot_entries) {
       ThrowIllegalArgument(env, "falcon: negative slot budget");
       return 0;
     }
-    Result<std::shared_ptr<MemoryBudget>> r = MemoryBudget::Create(
-        static_cast<uint64_t>(slot_bytes), static_cast<uint64_t>(slot_entries), 1);
+    Result<std::shared_ptr<MemoryBudget>> r =
+        MemoryBudget::Create(static_cast<uint64_t>(slot_bytes),
+                             static_cast<uint64_t>(slot_entries), 1);
     if (!r.ok()) {
       ThrowStatus(env, r.status());
       return 0;
@@ -63,7 +65,8 @@ void Dispose(JNIEnv* env, jclass, jlong handle) {
   GuardJniVoid(env, [&] { delete FromHandle<BudgetHolder>(handle); });
 }
 
-jlong Register(JNIEnv* env, jclass, jlong handle, jdouble weight, jstring name) {
+jlong Register(JNIEnv* env, jclass, jlong handle, jdouble weight,
+               jstring name) {
   return GuardJni<jlong>(env, 0, [&]() -> jlong {
     BudgetHolder* b = CheckedBudget(env, handle);
     if (b == nullptr) return 0;
@@ -74,7 +77,8 @@ jlong Register(JNIEnv* env, jclass, jlong handle, jdouble weight, jstring name) 
       n = chars;
       env->ReleaseStringUTFChars(name, chars);
     }
-    Result<std::unique_ptr<BudgetLease>> r = (*b)->Register(0, weight, std::move(n));
+    Result<std::unique_ptr<BudgetLease>> r =
+        (*b)->Register(0, weight, std::move(n));
     if (!r.ok()) {
       ThrowStatus(env, r.status());
       return 0;
@@ -101,20 +105,24 @@ jlong QuotaEntries(JNIEnv* env, jclass, jlong lease) {
   });
 }
 
-// The facts the lease recorded when it registered: subtasks in the slot,
-// quota bytes, quota entries (BudgetLease::joined_*).
+// The facts the lease recorded when it registered (BudgetLease::joined_*),
+// in the order of layout::JoinedField.
 void JoinedFacts(JNIEnv* env, jclass, jlong lease, jlongArray out) {
   GuardJniVoid(env, [&] {
     BudgetLease* l = CheckedLease(env, lease);
     if (l == nullptr) return;
-    if (out == nullptr || env->GetArrayLength(out) < 3) {
-      ThrowIllegalArgument(env, "falcon: joined facts need a long[3]");
+    if (out == nullptr || env->GetArrayLength(out) < layout::kJoinedCount) {
+      ThrowIllegalArgument(
+          env, "falcon: joined facts need a long[NativeLayout.JOINED_COUNT]");
       return;
     }
-    const jlong facts[3] = {static_cast<jlong>(l->joined_subtasks()),
-                            static_cast<jlong>(l->joined_quota_bytes()),
-                            static_cast<jlong>(l->joined_quota_entries())};
-    env->SetLongArrayRegion(out, 0, 3, facts);
+    jlong facts[layout::kJoinedCount];
+    facts[layout::kJoinedSubtasks] = static_cast<jlong>(l->joined_subtasks());
+    facts[layout::kJoinedQuotaBytes] =
+        static_cast<jlong>(l->joined_quota_bytes());
+    facts[layout::kJoinedQuotaEntries] =
+        static_cast<jlong>(l->joined_quota_entries());
+    env->SetLongArrayRegion(out, 0, layout::kJoinedCount, facts);
   });
 }
 
@@ -131,9 +139,6 @@ jlong EstimateEntries(JNIEnv* env, jclass, jlong bytes, jlong entry_cap,
   });
 }
 
-#define FALCON_NATIVE(name, sig, fn) \
-  {const_cast<char*>(name), const_cast<char*>(sig), reinterpret_cast<void*>(&fn)}
-
 }  // namespace
 
 bool RegisterMemoryBudget(JNIEnv* env) {
@@ -147,8 +152,8 @@ bool RegisterMemoryBudget(JNIEnv* env) {
       FALCON_NATIVE("nativeJoinedFacts", "(J[J)V", JoinedFacts),
       FALCON_NATIVE("nativeEstimateEntries", "(JJJ)J", EstimateEntries),
   };
-  return RegisterNatives(env, "io/falconstate/flink/cache/NativeMemoryBudget",
-                         kMethods, sizeof(kMethods) / sizeof(kMethods[0]));
+  return RegisterClassNatives(
+      env, "io/falconstate/flink/cache/NativeMemoryBudget", kMethods);
 }
 
 }  // namespace falcon::jni

@@ -76,14 +76,12 @@ jstring NativeReasonText(JNIEnv* env, jclass, jint reason) {
 
 bool RegisterTuningAdvisor(JNIEnv* env) {
   static const JNINativeMethod kMethods[] = {
-      {const_cast<char*>("nativeAdvise"), const_cast<char*>("(IIIIJZZ)[J"),
-       reinterpret_cast<void*>(&NativeAdvise)},
-      {const_cast<char*>("nativeReasonText"),
-       const_cast<char*>("(I)Ljava/lang/String;"),
-       reinterpret_cast<void*>(&NativeReasonText)},
+      FALCON_NATIVE("nativeAdvise", "(IIIIJZZ)[J", NativeAdvise),
+      FALCON_NATIVE("nativeReasonText", "(I)Ljava/lang/String;",
+                    NativeReasonText),
   };
-  return RegisterNatives(env, "io/falconstate/flink/tuning/TuningAdvisor",
-                         kMethods, sizeof(kMethods) / sizeof(kMethods[0]));
+  return RegisterClassNatives(env, "io/falconstate/flink/tuning/TuningAdvisor",
+                              kMethods);
 }
 
 }  // namespace falcon::jni

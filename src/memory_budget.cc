@@ -11,22 +11,24 @@ namespace falcon {
 
 BudgetLease::BudgetLease(std::shared_ptr<MemoryBudget> budget, uint32_t slot,
                          double weight, std::string name)
-    : budget_(std::move(budget)), slot_(slot), weight_(weight), name_(std::move(name)) {}
+    : budget_(std::move(budget)),
+      slot_(slot),
+      weight_(weight),
+      name_(std::move(name)) {}
 
 BudgetLease::~BudgetLease() { budget_->Leave(this); }
 
-MemoryBudget::MemoryBudget(uint64_t tm_bytes, uint64_t tm_entries, uint32_t slots)
-    : tm_bytes_(tm_bytes),
-      tm_entries_(tm_entries),
-      slots_(slots),
+MemoryBudget::MemoryBudget(uint64_t tm_bytes, uint64_t tm_entries,
+                           uint32_t slots)
+    : slots_(slots),
       slot_bytes_(tm_bytes / slots),
       slot_entries_(tm_entries / slots),
       leases_(slots) {}
 
-Result<std::shared_ptr<MemoryBudget>> MemoryBudget::Create(uint64_t taskmanager_bytes,
-                                                           uint64_t taskmanager_entries,
-                                                           uint32_t slots) {
-  if (slots == 0) return Status::InvalidArgument("a TaskManager has at least one slot");
+Result<std::shared_ptr<MemoryBudget>> MemoryBudget::Create(
+    uint64_t taskmanager_bytes, uint64_t taskmanager_entries, uint32_t slots) {
+  if (slots == 0)
+    return Status::InvalidArgument("a TaskManager has at least one slot");
   if (taskmanager_entries != 0 && taskmanager_entries < slots) {
     return Status::InvalidArgument("entry cap below one entry per slot");
   }
@@ -34,7 +36,8 @@ Result<std::shared_ptr<MemoryBudget>> MemoryBudget::Create(uint64_t taskmanager_
       new MemoryBudget(taskmanager_bytes, taskmanager_entries, slots));
 }
 
-Result<std::unique_ptr<BudgetLease>> MemoryBudget::Register(uint32_t slot, double weight,
+Result<std::unique_ptr<BudgetLease>> MemoryBudget::Register(uint32_t slot,
+                                                            double weight,
                                                             std::string name) {
   if (slot >= slots_) return Status::InvalidArgument("slot index out of range");
   if (!(weight > 0.0) || !std::isfinite(weight)) {
@@ -46,8 +49,10 @@ Result<std::unique_ptr<BudgetLease>> MemoryBudget::Register(uint32_t slot, doubl
   leases_[slot].push_back(lease.get());
   RecomputeLocked(slot);
   lease->joined_subtasks_ = static_cast<uint32_t>(leases_[slot].size());
-  lease->joined_quota_bytes_ = lease->quota_bytes_.load(std::memory_order_relaxed);
-  lease->joined_quota_entries_ = lease->quota_entries_.load(std::memory_order_relaxed);
+  lease->joined_quota_bytes_ =
+      lease->quota_bytes_.load(std::memory_order_relaxed);
+  lease->joined_quota_entries_ =
+      lease->quota_entries_.load(std::memory_order_relaxed);
   return lease;
 }
 
@@ -68,15 +73,13 @@ void MemoryBudget::RecomputeLocked(uint32_t slot) {
     uint64_t b = static_cast<uint64_t>(std::floor(double(slot_bytes_) * share));
     uint64_t e = 0;
     if (slot_entries_ != 0) {
-      e = std::max<uint64_t>(1, static_cast<uint64_t>(std::floor(double(slot_entries_) * share)));
+      e = std::max<uint64_t>(
+          1, static_cast<uint64_t>(std::floor(double(slot_entries_) * share)));
     }
     b = std::min(b, slot_bytes_);
     e = std::min(e, slot_entries_);
-    bool changed = l->quota_bytes_.load(std::memory_order_relaxed) != b ||
-                   l->quota_entries_.load(std::memory_order_relaxed) != e;
     l->quota_entries_.store(e, std::memory_order_release);
     l->quota_bytes_.store(b, std::memory_order_release);
-    if (changed) l->generation_.fetch_add(1, std::memory_order_acq_rel);
   }
 }
 
@@ -87,32 +90,10 @@ uint32_t MemoryBudget::subtasks_in_slot(uint32_t slot) const {
 
 uint64_t MemoryBudget::EstimateEntries(uint64_t bytes, uint64_t entry_cap,
                                        uint64_t typical_entry_bytes) {
-  uint64_t per = HotStateCache::ChargeFor(0, std::max<uint64_t>(1, typical_entry_bytes));
+  uint64_t per =
+      HotStateCache::ChargeFor(0, std::max<uint64_t>(1, typical_entry_bytes));
   uint64_t n = bytes / per;
   return entry_cap != 0 ? std::min(n, entry_cap) : n;
-}
-
-BudgetFacts MemoryBudget::Describe(uint64_t typical_entry_bytes) const {
-  BudgetFacts f;
-  f.slots = slots_;
-  f.taskmanager_bytes = tm_bytes_;
-  f.taskmanager_entries = tm_entries_;
-  f.slot_bytes = slot_bytes_;
-  f.slot_entries = EstimateEntries(slot_bytes_, slot_entries_, typical_entry_bytes);
-  std::lock_guard<std::mutex> lock(mu_);
-  for (uint32_t s = 0; s < slots_; ++s) {
-    for (const BudgetLease* l : leases_[s]) {
-      BudgetFacts::Subtask t;
-      t.name = l->name_;
-      t.slot = s;
-      t.weight = l->weight_;
-      t.subtasks_in_slot = static_cast<uint32_t>(leases_[s].size());
-      t.bytes = l->quota_bytes();
-      t.entries = EstimateEntries(t.bytes, l->quota_entries(), typical_entry_bytes);
-      f.subtasks.push_back(std::move(t));
-    }
-  }
-  return f;
 }
 
 }  // namespace falcon

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cache/entry_index.h"
 #include "falcon/hot_state_cache.h"
 
 namespace falcon {

@@ -21,6 +21,7 @@
 #include <string>
 #include <utility>
 
+#include "cache_capacity.h"
 #include "falcon/hot_state_cache.h"
 
 namespace falcon {
@@ -55,9 +56,10 @@ class FakeDbSink : public WriteBackSink {
 class Harness {
  public:
   explicit Harness(const CacheOptions& options)
-      : cache_(new HotStateCache(options, &sink_)) {}
+      : cache_(new cache_internal::CacheCore(options, &sink_)) {}
 
-  HotStateCache& cache() { return *cache_; }
+  // The cache behind HotStateCache (SetCapacity needs it).
+  cache_internal::CacheCore& cache() { return *cache_; }
   FakeDbSink& sink() { return sink_; }
   const std::string& error() const { return error_; }
 
@@ -72,7 +74,8 @@ class Harness {
         break;
       case Lookup::kMiss: {
         got = DbRead(state, key);
-        auto f = got ? cache_->Fill(state, key, *got) : cache_->FillAbsent(state, key);
+        auto f = got ? cache_->Fill(state, key, *got)
+                     : cache_->FillAbsent(state, key);
         if (!f.ok()) return Fail("fill failed: " + f.status().ToString());
         break;
       }
@@ -84,10 +87,13 @@ class Harness {
     std::optional<std::string> want;
     if (it != model_.end()) want = it->second;
     if (got != want) {
-      return Fail("get(" + std::to_string(state) + ", len " + std::to_string(key.size()) +
-                  ") kind " + std::to_string(int(r.kind)) + " got " +
-                  (got ? "value len " + std::to_string(got->size()) : "absent") + " want " +
-                  (want ? "value len " + std::to_string(want->size()) : "absent"));
+      return Fail(
+          "get(" + std::to_string(state) + ", len " +
+          std::to_string(key.size()) + ") kind " + std::to_string(int(r.kind)) +
+          " got " +
+          (got ? "value len " + std::to_string(got->size()) : "absent") +
+          " want " +
+          (want ? "value len " + std::to_string(want->size()) : "absent"));
     }
     return Check();
   }
@@ -111,7 +117,8 @@ class Harness {
   bool Flush(uint32_t state) {
     Status s = cache_->Flush(state);
     if (!s.ok()) return Fail("flush failed: " + s.ToString());
-    if (cache_->Stats(state).dirty_entries != 0) return Fail("dirty entries after flush");
+    if (cache_->Stats(state).dirty_entries != 0)
+      return Fail("dirty entries after flush");
     // The fake RocksDB now holds exactly the model for this state.
     auto lo = DbKey(state, std::string());
     auto m = model_.lower_bound(lo);
@@ -120,7 +127,8 @@ class Harness {
       bool m_end = m == model_.end() || m->first.first != state;
       bool d_end = d == sink_.db.end() || d->first.first != state;
       if (m_end || d_end) {
-        if (m_end != d_end) return Fail("db differs from model after flush (size)");
+        if (m_end != d_end)
+          return Fail("db differs from model after flush (size)");
         break;
       }
       if (m->first != d->first || m->second != d->second) {
@@ -136,7 +144,8 @@ class Harness {
     Status s = cache_->FlushAll();
     if (!s.ok()) return Fail("flush all failed: " + s.ToString());
     if (cache_->dirty_bytes() != 0) return Fail("dirty bytes after flush all");
-    if (sink_.db != model_) return Fail("db differs from model after flush all");
+    if (sink_.db != model_)
+      return Fail("db differs from model after flush all");
     return Check();
   }
 
@@ -160,28 +169,31 @@ class Harness {
   bool FlushThenClear() {
     if (!FlushAll()) return false;
     cache_->Clear();
-    if (cache_->entries() != 0 || cache_->bytes() != 0) return Fail("not empty after clear");
+    if (cache_->entries() != 0 || cache_->bytes() != 0)
+      return Fail("not empty after clear");
     return Check();
   }
 
   bool SetCapacity(uint64_t bytes, uint64_t entries) {
-    Status s = cache_->SetCapacity(bytes, entries);
+    Status s = testing_harness::SetCapacity(*cache_, bytes, entries);
     if (!s.ok()) return Fail("set capacity failed: " + s.ToString());
     return Check();
   }
 
   bool Check() {
-    const HotStateCache& c = *cache_;
+    const cache_internal::CacheCore& c = *cache_;
     if (c.bytes() > c.capacity_bytes()) return Fail("bytes above capacity");
     if (c.capacity_entries() != 0 && c.entries() > c.capacity_entries()) {
       return Fail("entries above capacity");
     }
     if (c.dirty_bytes() > c.bytes()) return Fail("dirty bytes above bytes");
     CacheStats t = c.TotalStats();
-    if (t.entries != c.entries() || t.bytes != c.bytes() || t.dirty_bytes != c.dirty_bytes()) {
+    if (t.entries != c.entries() || t.bytes != c.bytes() ||
+        t.dirty_bytes != c.dirty_bytes()) {
       return Fail("per-state statistics do not add up");
     }
-    if (c.entries() == 0 && c.bytes() != 0) return Fail("bytes without entries");
+    if (c.entries() == 0 && c.bytes() != 0)
+      return Fail("bytes without entries");
     return true;
   }
 
@@ -205,7 +217,7 @@ class Harness {
   }
 
   FakeDbSink sink_;
-  std::unique_ptr<HotStateCache> cache_;
+  std::unique_ptr<cache_internal::CacheCore> cache_;
   std::map<DbKey, std::string> model_;
   std::string error_;
 };

@@ -16,11 +16,17 @@
 
 #include "cache/block_arena.h"
 #include "cache/bytes.h"
+#include "cache/cache_core.h"
 #include "cache/frequency_sketch.h"
 #include "cache/ghost_filter.h"
+#include "cache/policy_tuning.h"
+#include "cache_capacity.h"
 
 namespace falcon {
 namespace {
+
+using cache_internal::CacheCore;
+using testing_harness::SetCapacity;
 
 struct Written {
   uint32_t state;
@@ -117,7 +123,8 @@ TEST_P(HotStateCacheTest, ReadModifyWriteSeesEveryIndexChangeInBetween) {
   HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
   std::vector<std::string> keys;
   for (int i = 0; i < 200; ++i) keys.push_back("key-" + std::to_string(i));
-  for (const std::string& k : keys) ASSERT_EQ(*c.Put(7, k, "v0:" + k), WriteOutcome::kCached);
+  for (const std::string& k : keys)
+    ASSERT_EQ(*c.Put(7, k, "v0:" + k), WriteOutcome::kCached);
   for (int round = 0; round < 3; ++round) {
     for (size_t i = 0; i < keys.size(); ++i) {
       const std::string& k = keys[i];
@@ -128,15 +135,18 @@ TEST_P(HotStateCacheTest, ReadModifyWriteSeesEveryIndexChangeInBetween) {
       // grow the entry itself (relocation), or touch the same key in
       // another state (same bytes, other entry).
       if (i % 3 == 0) {
-        ASSERT_EQ(*c.Put(7, "other-" + std::to_string(i), "x"), WriteOutcome::kCached);
-        ASSERT_EQ(*c.Remove(7, "other-" + std::to_string(i)), WriteOutcome::kCached);
+        ASSERT_EQ(*c.Put(7, "other-" + std::to_string(i), "x"),
+                  WriteOutcome::kCached);
+        ASSERT_EQ(*c.Remove(7, "other-" + std::to_string(i)),
+                  WriteOutcome::kCached);
         c.DropState(9);
       } else if (i % 3 == 1) {
         ASSERT_EQ(*c.Put(7, k, std::string(300, 'g')), WriteOutcome::kCached);
       } else {
         ASSERT_EQ(*c.Put(8, k, "state 8"), WriteOutcome::kCached);
       }
-      ASSERT_EQ(*c.Put(7, k, "v" + std::to_string(round + 1) + ":" + k), WriteOutcome::kCached);
+      ASSERT_EQ(*c.Put(7, k, "v" + std::to_string(round + 1) + ":" + k),
+                WriteOutcome::kCached);
       EXPECT_EQ(c.Get(7, k).value(), "v" + std::to_string(round + 1) + ":" + k);
     }
   }
@@ -158,7 +168,8 @@ TEST_P(HotStateCacheTest, ReadModifyWriteSeesEveryIndexChangeInBetween) {
   ASSERT_EQ(*tiny.Put(1, "a", "1"), WriteOutcome::kCached);
   ASSERT_EQ(tiny.Get(1, "a").kind, Lookup::kHit);
   for (int i = 0; i < 50; ++i) {
-    ASSERT_EQ(*tiny.Put(1, "filler-" + std::to_string(i), "f"), WriteOutcome::kCached);
+    ASSERT_EQ(*tiny.Put(1, "filler-" + std::to_string(i), "f"),
+              WriteOutcome::kCached);
   }
   const GetResult a = tiny.Get(1, "a");
   if (a.kind == Lookup::kHit) {
@@ -166,7 +177,8 @@ TEST_P(HotStateCacheTest, ReadModifyWriteSeesEveryIndexChangeInBetween) {
   } else {
     EXPECT_EQ(a.kind, Lookup::kMiss);
     bool written_back = false;
-    for (const Written& w : sink.out) written_back |= w.key == "a" && w.value == "1";
+    for (const Written& w : sink.out)
+      written_back |= w.key == "a" && w.value == "1";
     EXPECT_TRUE(written_back);
   }
   EXPECT_LE(tiny.entries(), 2u);
@@ -178,11 +190,13 @@ TEST(CacheBytes, SameBytesFindsEveryDifference) {
       std::vector<char> a_buf(offset + n), b_buf(offset + n);
       char* a = a_buf.data() + offset;
       char* b = b_buf.data() + offset;
-      for (size_t i = 0; i < n; ++i) a[i] = b[i] = static_cast<char>(i * 37 + n);
+      for (size_t i = 0; i < n; ++i)
+        a[i] = b[i] = static_cast<char>(i * 37 + n);
       ASSERT_TRUE(cache_internal::SameBytes(a, b, n)) << "n=" << n;
       for (size_t i = 0; i < n; ++i) {
         b[i] ^= 0x10;
-        EXPECT_FALSE(cache_internal::SameBytes(a, b, n)) << "n=" << n << " differs at " << i;
+        EXPECT_FALSE(cache_internal::SameBytes(a, b, n))
+            << "n=" << n << " differs at " << i;
         b[i] ^= 0x10;
       }
     }
@@ -337,7 +351,7 @@ TEST_P(HotStateCacheTest, QuotaShrinkWhileFullEvictsDirtyToSink) {
   RecordingSink sink;
   CacheOptions o = Opts(GetParam(), 64 << 10);
   o.write_back_batch = 0;  // exactly the evicted entries are written back
-  HotStateCache c(o, &sink);
+  CacheCore c(o, &sink);   // SetCapacity needs the cache behind the facade
   std::string v(200, 'v');
   int n = 0;
   while (c.Stats(0).evictions == 0) {
@@ -347,7 +361,7 @@ TEST_P(HotStateCacheTest, QuotaShrinkWhileFullEvictsDirtyToSink) {
   EXPECT_GT(before, 0u);  // dirty victims, not dropped
   EXPECT_EQ(c.Stats(0).dirty_writebacks, before);
   uint64_t entries_full = c.entries();
-  ASSERT_TRUE(c.SetCapacity(16 << 10, 0).ok());
+  ASSERT_TRUE(SetCapacity(c, 16 << 10, 0).ok());
   EXPECT_LE(c.bytes(), 16u << 10);
   EXPECT_LT(c.entries(), entries_full / 3);
   EXPECT_EQ(sink.out.size(), before + (entries_full - c.entries()));
@@ -359,11 +373,11 @@ TEST_P(HotStateCacheTest, QuotaShrinkWhileFullEvictsDirtyToSink) {
   for (const Written& w : sink.out) seen[std::stoi(w.key.substr(3))] = true;
   for (int i = 0; i < n; ++i) EXPECT_TRUE(seen[i]) << i;
   // Entry cap as well.
-  ASSERT_TRUE(c.SetCapacity(1 << 20, 5).ok());
+  ASSERT_TRUE(SetCapacity(c, 1 << 20, 5).ok());
   EXPECT_LE(c.entries(), 5u);
   // Clean victims are just freed.
   size_t written = sink.out.size();
-  ASSERT_TRUE(c.SetCapacity(1 << 20, 1).ok());
+  ASSERT_TRUE(SetCapacity(c, 1 << 20, 1).ok());
   EXPECT_EQ(sink.out.size(), written);
   EXPECT_EQ(c.entries(), 1u);
 }
@@ -423,7 +437,8 @@ TEST_P(HotStateCacheTest, FailedWriteAheadKeepsEntriesDirty) {
   o.write_back_batch = 8;
   HotStateCache c(o, &sink);
   int n = 0;
-  for (; n < 50; ++n) ASSERT_TRUE(c.Put(0, "key" + std::to_string(n), "v").ok());
+  for (; n < 50; ++n)
+    ASSERT_TRUE(c.Put(0, "key" + std::to_string(n), "v").ok());
   sink.fail = true;
   EXPECT_FALSE(c.Put(0, "key" + std::to_string(n++), "v").ok());
   EXPECT_EQ(c.Stats(0).dirty_entries, 50u);
@@ -477,7 +492,8 @@ TEST_P(HotStateCacheTest, RemovingAKeyRocksDbNeverGotWritesNothing) {
   const size_t before = sink.out.size();
   ASSERT_TRUE(c.FlushAll().ok());
   ASSERT_EQ(sink.out.size(), before + 4);
-  for (size_t i = before; i < sink.out.size(); ++i) EXPECT_TRUE(sink.out[i].is_delete);
+  for (size_t i = before; i < sink.out.size(); ++i)
+    EXPECT_TRUE(sink.out[i].is_delete);
   EXPECT_EQ(written("flushed"), 2);
   EXPECT_EQ(written("blind"), 1);
   EXPECT_EQ(written("from-db"), 1);
@@ -488,8 +504,9 @@ TEST_P(HotStateCacheTest, RemovingAKeyRocksDbNeverGotWritesNothing) {
 TEST_P(HotStateCacheTest, FlushIsSortedPerStateAndLeavesClean) {
   RecordingSink sink;
   HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
-  std::vector<std::string> keys = {"b", "a", std::string("\xff", 1), "ab", "",
-                                   std::string("\x00\x01", 2), "ba"};
+  std::vector<std::string> keys = {"b",  "a", std::string("\xff", 1),
+                                   "ab", "",  std::string("\x00\x01", 2),
+                                   "ba"};
   for (uint32_t s : {7u, 3u}) {
     for (const auto& k : keys) ASSERT_TRUE(c.Put(s, k, "v" + k).ok());
   }
@@ -509,7 +526,8 @@ TEST_P(HotStateCacheTest, FlushIsSortedPerStateAndLeavesClean) {
   EXPECT_EQ(sink.out.front().state, 3u);
   EXPECT_EQ(sink.out.back().state, 7u);
   EXPECT_EQ(sink.out.back().key, "c");
-  EXPECT_EQ(sink.out[keys.size() - 1].key, "zz");  // before "\xff": unsigned bytes
+  EXPECT_EQ(sink.out[keys.size() - 1].key,
+            "zz");  // before "\xff": unsigned bytes
   EXPECT_TRUE(sink.out[keys.size() - 1].is_delete);
   EXPECT_EQ(c.Stats(3).tombstones, 1u);
   sink.out.clear();
@@ -521,7 +539,8 @@ TEST_P(HotStateCacheTest, FlushIsSortedPerStateAndLeavesClean) {
 TEST_P(HotStateCacheTest, WriteBackDirtyHonoursTheBound) {
   RecordingSink sink;
   HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
-  for (int i = 0; i < 100; ++i) ASSERT_TRUE(c.Put(0, "k" + std::to_string(i), "value").ok());
+  for (int i = 0; i < 100; ++i)
+    ASSERT_TRUE(c.Put(0, "k" + std::to_string(i), "value").ok());
   uint64_t all = c.dirty_bytes();
   ASSERT_TRUE(c.WriteBackDirty(all / 2).ok());
   EXPECT_LE(c.dirty_bytes(), all / 2);
@@ -695,8 +714,10 @@ TEST(HotStateCachePolicy, WTinyLfuResistsScans) {
   EXPECT_GE(hot_hits, 490);
   // LRU loses all of them.
   HotStateCache lru(Opts(CachePolicy::kLru, 1 << 30, 1000), &sink);
-  for (int i = 0; i < 500; ++i) ASSERT_TRUE(lru.Fill(0, "hot" + std::to_string(i), "h").ok());
-  for (int i = 0; i < 5000; ++i) ASSERT_TRUE(lru.Fill(0, "scan" + std::to_string(i), "s").ok());
+  for (int i = 0; i < 500; ++i)
+    ASSERT_TRUE(lru.Fill(0, "hot" + std::to_string(i), "h").ok());
+  for (int i = 0; i < 5000; ++i)
+    ASSERT_TRUE(lru.Fill(0, "scan" + std::to_string(i), "s").ok());
   EXPECT_EQ(lru.Get(0, "hot1").kind, Lookup::kMiss);
 }
 
@@ -724,7 +745,8 @@ TEST(FrequencySketch, AddEqualsRepeatedIncrements) {
     const uint32_t k = static_cast<uint32_t>(i % 20);  // past 15 as well
     for (uint32_t j = 0; j < k; ++j) one_by_one.Increment(hashes[i]);
     at_once.Add(hashes[i], k);
-    ASSERT_EQ(one_by_one.Frequency(hashes[i]), at_once.Frequency(hashes[i])) << "step " << i;
+    ASSERT_EQ(one_by_one.Frequency(hashes[i]), at_once.Frequency(hashes[i]))
+        << "step " << i;
     if (i % 100 == 99) {
       for (size_t p = 0; p <= i; ++p) {
         ASSERT_EQ(one_by_one.Frequency(hashes[p]), at_once.Frequency(hashes[p]))
@@ -755,25 +777,28 @@ TEST(FrequencySketch, CountAccessKeepsTheAgingSchedule) {
 }
 
 // An admission compare whose victim is saturated can admit nothing (a tie
-// is rejected): after FALCON_SKETCH_SATURATED_VICTIMS of them since the last
-// halving the sketch halves early. A scheduled halving starts the count over.
+// is rejected): after PolicyTuning::sketch_saturated_victims of them since the
+// last halving the sketch halves early. A scheduled halving starts the count
+// over.
 TEST(FrequencySketch, SaturatedVictimsHalveEarly) {
+  const uint32_t kSaturatedVictims =
+      cache_internal::PolicyTuning().sketch_saturated_victims;
   cache_internal::FrequencySketch sketch;
   sketch.Resize(64);
   const uint64_t hot = 0x9e3779b97f4a7c15ull;
   for (int i = 0; i < 20; ++i) sketch.Increment(hot);
   ASSERT_EQ(sketch.Frequency(hot), 15u);
-  for (int i = 0; i < FALCON_SKETCH_SATURATED_VICTIMS - 1; ++i) sketch.SaturatedVictim();
+  for (uint32_t i = 0; i + 1 < kSaturatedVictims; ++i) sketch.SaturatedVictim();
   EXPECT_EQ(sketch.epoch(), 0u);
   EXPECT_EQ(sketch.Frequency(hot), 15u);
   sketch.SaturatedVictim();
   EXPECT_EQ(sketch.epoch(), 1u);
   EXPECT_EQ(sketch.Frequency(hot), 7u);
   // The count starts over after any halving, scheduled ones included.
-  for (int i = 0; i < FALCON_SKETCH_SATURATED_VICTIMS - 1; ++i) sketch.SaturatedVictim();
+  for (uint32_t i = 0; i + 1 < kSaturatedVictims; ++i) sketch.SaturatedVictim();
   while (sketch.epoch() == 1u) sketch.CountAccess();
   ASSERT_EQ(sketch.epoch(), 2u);
-  for (int i = 0; i < FALCON_SKETCH_SATURATED_VICTIMS - 1; ++i) sketch.SaturatedVictim();
+  for (uint32_t i = 0; i + 1 < kSaturatedVictims; ++i) sketch.SaturatedVictim();
   EXPECT_EQ(sketch.epoch(), 2u);
   sketch.SaturatedVictim();
   EXPECT_EQ(sketch.epoch(), 3u);
@@ -784,7 +809,7 @@ TEST(FrequencySketch, SaturatedVictimsHalveEarly) {
 // cached and comes back later still wins admission against keys seen twice.
 TEST(HotStateCachePolicy, WTinyLfuRemembersHitsOfEvictedEntries) {
   RecordingSink sink;
-  HotStateCache c(Opts(CachePolicy::kWTinyLfu, 1 << 30, 100), &sink);
+  CacheCore c(Opts(CachePolicy::kWTinyLfu, 1 << 30, 100), &sink);
   auto get_or_fill = [&](const std::string& k) {
     GetResult r = c.Get(0, k);
     if (r.kind == Lookup::kMiss) {
@@ -793,14 +818,16 @@ TEST(HotStateCachePolicy, WTinyLfuRemembersHitsOfEvictedEntries) {
   };
   // The sketch is sized for the capacity and cleared once when the cache
   // first holds more: get that over with (fills do not touch the sketch).
-  for (int i = 0; i <= 100; ++i) ASSERT_TRUE(c.Fill(0, "w" + std::to_string(i), "v").ok());
+  for (int i = 0; i <= 100; ++i)
+    ASSERT_TRUE(c.Fill(0, "w" + std::to_string(i), "v").ok());
   c.Clear();
   get_or_fill("hot");
   for (int i = 0; i < 10; ++i) ASSERT_EQ(c.Get(0, "hot").kind, Lookup::kHit);
-  ASSERT_TRUE(c.SetCapacity(1 << 30, 1).ok());  // evicts "hot" (and folds its hits)
+  ASSERT_TRUE(
+      SetCapacity(c, 1 << 30, 1).ok());  // evicts "hot" (and folds its hits)
   get_or_fill("filler");
   ASSERT_EQ(c.Get(0, "hot").kind, Lookup::kMiss);
-  ASSERT_TRUE(c.SetCapacity(1 << 30, 100).ok());
+  ASSERT_TRUE(SetCapacity(c, 1 << 30, 100).ok());
   // 100 keys seen three times each (a miss and two hits) fill the cache.
   for (int i = 0; i < 100; ++i) {
     for (int j = 0; j < 3; ++j) get_or_fill("b" + std::to_string(i));
@@ -817,6 +844,31 @@ TEST(HotStateCachePolicy, WTinyLfuRemembersHitsOfEvictedEntries) {
   EXPECT_EQ(c.Get(0, "cold").kind, Lookup::kMiss);
 }
 
+// The tuning bench/cache_sim sets from its flags reaches the units: a larger
+// sketch floor shows in what the cache allocates, and a saturation limit of
+// one halves the sketch at the first saturated victim.
+TEST(PolicyTuning, ReachesTheUnits) {
+  RecordingSink sink;
+  cache_internal::PolicyTuning tuning;
+  // A 1 MiB cache sizes its sketch for 4,096 entries: 512 blocks of 64 bytes.
+  CacheCore plain(Opts(CachePolicy::kWTinyLfu, 1 << 20), &sink);
+  tuning.sketch_min_blocks = 1024;
+  CacheCore larger(Opts(CachePolicy::kWTinyLfu, 1 << 20), &sink, nullptr,
+                   tuning);
+  EXPECT_EQ(larger.AllocatedBytes() - plain.AllocatedBytes(), 512u * 64u);
+
+  tuning = cache_internal::PolicyTuning();
+  tuning.sketch_saturated_victims = 1;
+  cache_internal::FrequencySketch sketch(tuning);
+  sketch.Resize(64);
+  const uint64_t hot = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 20; ++i) sketch.Increment(hot);
+  ASSERT_EQ(sketch.Frequency(hot), 15u);
+  sketch.SaturatedVictim();
+  EXPECT_EQ(sketch.epoch(), 1u);
+  EXPECT_EQ(sketch.Frequency(hot), 7u);
+}
+
 TEST(GhostFilter, RemembersRecentKeysAndForgetsOldOnes) {
   cache_internal::GhostFilter g;
   g.Resize(1000);
@@ -825,7 +877,8 @@ TEST(GhostFilter, RemembersRecentKeysAndForgetsOldOnes) {
   // The last half of the capacity is always remembered.
   for (uint64_t i = 500; i < 1000; ++i) EXPECT_TRUE(g.Contains(hash(i))) << i;
   int false_positives = 0;
-  for (uint64_t i = 1000000; i < 1100000; ++i) false_positives += g.Contains(hash(i));
+  for (uint64_t i = 1000000; i < 1100000; ++i)
+    false_positives += g.Contains(hash(i));
   EXPECT_LT(false_positives, 2000);  // < 2% (16 bits per key, two filters)
   // Two capacities of later inserts: forgotten (up to false positives).
   for (uint64_t i = 2000; i < 4000; ++i) g.Insert(hash(i));
@@ -860,8 +913,9 @@ TEST(HotStateCachePolicy, WTinyLfuWindowFollowsTheWorkload) {
     x = x * 6364136223846793005ull + 1442695040888963407ull;
     const uint64_t r = x >> 33;
     // Hot keys 0..1499 with a skew (the cache holds 1000), one-hit keys.
-    const std::string k = r % 4 == 0 ? "once" + std::to_string(n)
-                                     : "hot" + std::to_string((r % 1500) * (r % 1500) / 1500);
+    const std::string k =
+        r % 4 == 0 ? "once" + std::to_string(n)
+                   : "hot" + std::to_string((r % 1500) * (r % 1500) / 1500);
     if (c.Get(0, k).kind == Lookup::kMiss) {
       ASSERT_TRUE(c.Fill(0, k, "v").ok());
     } else if (n >= 300000) {
@@ -902,7 +956,8 @@ RecencyRun RunRecency(CachePolicy policy) {
   const int after_fill_begin = 150000, after_fill_end = 250000;
   std::vector<double> zipf_cdf(long_lived);
   double sum = 0;
-  for (int k = 0; k < long_lived; ++k) zipf_cdf[k] = (sum += std::pow(k + 1.0, -0.8));
+  for (int k = 0; k < long_lived; ++k)
+    zipf_cdf[k] = (sum += std::pow(k + 1.0, -0.8));
   RecordingSink sink;
   HotStateCache c(Opts(policy, uint64_t{1} << 34, keys / 10), &sink);
   uint64_t x = 7;
@@ -914,14 +969,17 @@ RecencyRun RunRecency(CachePolicy policy) {
   int hits = 0, after_fill_hits = 0;
   char key[16];
   for (int i = 0; i < accesses; ++i) {
-    const int newest = std::min(auctions - 1, int(int64_t{i} * auctions / accesses));
+    const int newest =
+        std::min(auctions - 1, int(int64_t{i} * auctions / accesses));
     int id;
     if (uniform() < 0.8) {
-      const int age = std::min(newest, int(std::log(1.0 - uniform()) / log_keep));
+      const int age =
+          std::min(newest, int(std::log(1.0 - uniform()) / log_keep));
       id = long_lived + newest - age;
     } else {
-      id = int(std::lower_bound(zipf_cdf.begin(), zipf_cdf.end(), uniform() * sum) -
-               zipf_cdf.begin());
+      id = int(
+          std::lower_bound(zipf_cdf.begin(), zipf_cdf.end(), uniform() * sum) -
+          zipf_cdf.begin());
     }
     std::memcpy(key, &id, sizeof(id));
     const std::string_view k(key, sizeof(id));
@@ -1019,7 +1077,8 @@ TEST(HotStateCacheBypass, EntersProbesAndLeaves) {
   EXPECT_EQ(c.Get(1, "kept").value(), "dirty2");
   // After the probe interval the state is probed (cached again); a window of
   // hits keeps it cached.
-  for (int j = 0; j < 500 && c.IsBypassed(1); ++j) (void)c.Get(1, "x" + std::to_string(j));
+  for (int j = 0; j < 500 && c.IsBypassed(1); ++j)
+    (void)c.Get(1, "x" + std::to_string(j));
   EXPECT_FALSE(c.IsBypassed(1));
   for (int j = 0; j < 100; ++j) EXPECT_EQ(c.Get(1, "kept").kind, Lookup::kHit);
   EXPECT_FALSE(c.IsBypassed(1));
@@ -1047,9 +1106,11 @@ TEST(HotStateCacheBypass, OffByDefault) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, HotStateCacheTest,
-                         ::testing::Values(CachePolicy::kWTinyLfu, CachePolicy::kLru),
+                         ::testing::Values(CachePolicy::kWTinyLfu,
+                                           CachePolicy::kLru),
                          [](const ::testing::TestParamInfo<CachePolicy>& p) {
-                           return p.param == CachePolicy::kLru ? "Lru" : "WTinyLfu";
+                           return p.param == CachePolicy::kLru ? "Lru"
+                                                               : "WTinyLfu";
                          });
 
 }  // namespace

@@ -3,8 +3,8 @@
 // MemoryBudget: the TaskManager -> slot -> subtask budget of the hot-state
 // caches (docs/cache.md, "Memory budget").
 //
-//   slot quota    = TaskManager budget / slots                (bytes and entries)
-//   subtask quota = slot quota * weight_i / sum(weights in the slot)
+//   slot quota    = TaskManager budget / slots                (bytes and
+//   entries) subtask quota = slot quota * weight_i / sum(weights in the slot)
 //
 // The weight of a keyed subtask is its managed-memory fraction (any positive
 // number; only ratios matter). Quotas are recomputed whenever a subtask
@@ -18,8 +18,8 @@
 // An entry cap of 0 means "no entry cap" (bytes are always bounded).
 //
 // Thread-safety: MemoryBudget is shared by all task threads of a TaskManager.
-// Register(), lease destruction and Describe() take an internal mutex (they
-// happen when tasks start and stop, never per record). BudgetLease::
+// Register(), lease destruction and subtasks_in_slot() take an internal mutex
+// (they happen when tasks start and stop, never per record). BudgetLease::
 // quota_bytes()/quota_entries() are one acquire atomic load each, lock-free,
 // safe from any thread at any time.
 // Ownership: a BudgetLease keeps its MemoryBudget alive (shared_ptr); the
@@ -59,10 +59,6 @@ class BudgetLease {
   uint64_t quota_entries() const {
     return quota_entries_.load(std::memory_order_acquire);
   }
-  // Bumped on every recomputation that changed this lease's quota.
-  uint64_t generation() const {
-    return generation_.load(std::memory_order_acquire);
-  }
   uint32_t slot() const { return slot_; }
   double weight() const { return weight_; }
   const std::string& name() const { return name_; }
@@ -85,30 +81,11 @@ class BudgetLease {
   const std::string name_;
   std::atomic<uint64_t> quota_bytes_{0};
   std::atomic<uint64_t> quota_entries_{0};
-  std::atomic<uint64_t> generation_{0};
   // Written once by Register (under the budget's lock, before the lease is
   // returned); never written again.
   uint32_t joined_subtasks_ = 0;
   uint64_t joined_quota_bytes_ = 0;
   uint64_t joined_quota_entries_ = 0;
-};
-
-// Human-readable facts behind the [FALCON] log lines.
-struct BudgetFacts {
-  uint32_t slots = 0;
-  uint64_t taskmanager_bytes = 0;
-  uint64_t taskmanager_entries = 0;  // 0 = no cap
-  uint64_t slot_bytes = 0;
-  uint64_t slot_entries = 0;  // "<N> states" a slot can hold (estimated if no cap)
-  struct Subtask {
-    std::string name;
-    uint32_t slot = 0;
-    double weight = 0;
-    uint32_t subtasks_in_slot = 0;
-    uint64_t bytes = 0;
-    uint64_t entries = 0;  // estimated if no cap
-  };
-  std::vector<Subtask> subtasks;  // by slot, then registration order
 };
 
 class MemoryBudget : public std::enable_shared_from_this<MemoryBudget> {
@@ -117,24 +94,24 @@ class MemoryBudget : public std::enable_shared_from_this<MemoryBudget> {
   // the cache is off). taskmanager_entries: optional entry cap, 0 = none.
   // slots: number of task slots (>= 1).
   [[nodiscard]] static Result<std::shared_ptr<MemoryBudget>> Create(
-      uint64_t taskmanager_bytes, uint64_t taskmanager_entries,
-      uint32_t slots);
+      uint64_t taskmanager_bytes, uint64_t taskmanager_entries, uint32_t slots);
 
   // Registers a keyed subtask in `slot` (< slots) with `weight` (> 0, finite).
-  // Recomputes the slot's quotas. `name` is for the log facts.
-  [[nodiscard]] Result<std::unique_ptr<BudgetLease>> Register(
-      uint32_t slot, double weight, std::string name);
+  // Recomputes the slot's quotas. `name` names the subtask (diagnostics).
+  [[nodiscard]] Result<std::unique_ptr<BudgetLease>> Register(uint32_t slot,
+                                                              double weight,
+                                                              std::string name);
 
   uint32_t slots() const { return slots_; }
   uint64_t slot_bytes() const { return slot_bytes_; }
   uint64_t slot_entries() const { return slot_entries_; }
   uint32_t subtasks_in_slot(uint32_t slot) const;
 
-  // Facts for logging. `typical_entry_bytes` (key + value, > 0) turns a byte
-  // quota into a number of states: bytes / HotStateCache::ChargeFor(0,
-  // typical_entry_bytes) (value length header, glibc rounding and the 40-byte
-  // overhead included), capped by the entry quota if any.
-  BudgetFacts Describe(uint64_t typical_entry_bytes = 64) const;
+  // How many entries of `typical_entry_bytes` (key + value, > 0) a byte
+  // quota holds: bytes / HotStateCache::ChargeFor(0, typical_entry_bytes)
+  // (the 24-byte header, the allocator's rounding and the 24-byte overhead:
+  // key + value + 48 for sizes that are multiples of 8), capped by
+  // `entry_cap` when it is not 0. For the [FALCON] log lines.
   static uint64_t EstimateEntries(uint64_t bytes, uint64_t entry_cap,
                                   uint64_t typical_entry_bytes);
 
@@ -147,8 +124,6 @@ class MemoryBudget : public std::enable_shared_from_this<MemoryBudget> {
   void Leave(BudgetLease* lease);
   void RecomputeLocked(uint32_t slot);
 
-  const uint64_t tm_bytes_;
-  const uint64_t tm_entries_;
   const uint32_t slots_;
   const uint64_t slot_bytes_;
   const uint64_t slot_entries_;

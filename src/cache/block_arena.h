@@ -99,6 +99,13 @@ class BlockArena {
   bool huge_pages_ = false;
 };
 
+// The cache index's memory (EntryIndex). With `huge` set, arrays of at least
+// 2 MiB are mapped from a 2 MiB boundary and advised for transparent huge
+// pages before the first touch, so a lookup in a large index does not miss
+// the TLB; everything else comes from operator new.
+void* AllocateIndex(size_t bytes, bool huge);
+void FreeIndex(void* p, size_t bytes, bool huge);
+
 }  // namespace cache_internal
 }  // namespace falcon
 

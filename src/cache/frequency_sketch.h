@@ -4,21 +4,18 @@
 // halving ("aging"), the frequency filter of W-TinyLFU (Einziger et al., ACM
 // ToS 2017). Four counters per key, all in one 64-byte block (one cache miss
 // per update), each in a different 64-bit word holding 16 counters. Sized to
-// FALCON_SKETCH_BYTES_PER_ENTRY (8) bytes, i.e. 16 counters, per expected
-// entry -- any number of blocks, picked by multiply-shift, so no power-of-two
-// rounding doubles it -- and at least 16 KiB; all counters are halved every
-// 60 x max(sized-for entries, 2048) accesses, or earlier: after
-// FALCON_SKETCH_SATURATED_VICTIMS (64) admission compares since the last
-// halving found the victim's estimate at the maximum (see
+// PolicyTuning::sketch_bytes_per_entry (8) bytes, i.e. 16 counters, per
+// expected entry -- any number of blocks, picked by multiply-shift, so no
+// power-of-two rounding doubles it -- and at least sketch_min_blocks (16 KiB);
+// all counters are halved every 60 x max(sized-for entries, 2048) accesses,
+// or earlier: after sketch_saturated_victims (64) admission compares since
+// the last halving found the victim's estimate at the maximum (see
 // SaturatedVictim()).
-// These constants were picked with bench/cache_sim (docs/cache.md); the
-// macros only exist so the simulator can be rebuilt with other values.
 // The cache increments it on misses; hits are counted in the entries and
 // arrive later through Add() (CountAccess() keeps their place in the aging
-// schedule), see HotStateCache::BumpHits.
+// schedule), see TinyLfuAdmission.
 //
-// Thread-safety: none (owned by one HotStateCache). Never allocates after
-// Resize().
+// Thread-safety: none (owned by one cache). Never allocates after Resize().
 
 #ifndef FALCON_SRC_CACHE_FREQUENCY_SKETCH_H_
 #define FALCON_SRC_CACHE_FREQUENCY_SKETCH_H_
@@ -28,35 +25,31 @@
 #include <vector>
 
 #include "cache/cache_line.h"
+#include "cache/policy_tuning.h"
 
 namespace falcon {
 namespace cache_internal {
-
-#ifndef FALCON_SKETCH_BYTES_PER_ENTRY
-#define FALCON_SKETCH_BYTES_PER_ENTRY 8
-#endif
-#ifndef FALCON_SKETCH_SAMPLE_FACTOR
-#define FALCON_SKETCH_SAMPLE_FACTOR 60
-#endif
-#ifndef FALCON_SKETCH_MIN_BLOCKS
-#define FALCON_SKETCH_MIN_BLOCKS 256
-#endif
-#ifndef FALCON_SKETCH_SATURATED_VICTIMS
-#define FALCON_SKETCH_SATURATED_VICTIMS 64
-#endif
 
 class FrequencySketch {
  public:
   static constexpr uint32_t kMaxCount = 15;
 
+  explicit FrequencySketch(const PolicyTuning& tuning = PolicyTuning())
+      : bytes_per_entry_(tuning.sketch_bytes_per_entry),
+        sample_factor_(tuning.sketch_sample_factor),
+        min_blocks_(tuning.sketch_min_blocks),
+        saturated_victims_limit_(tuning.sketch_saturated_victims) {}
+
   // Sized for `entries` keys (>= 1); clears all counters.
   void Resize(uint64_t entries) {
-    uint64_t blocks = (entries * FALCON_SKETCH_BYTES_PER_ENTRY + sizeof(Block) - 1) / sizeof(Block);
-    blocks = std::max<uint64_t>(blocks, FALCON_SKETCH_MIN_BLOCKS);
+    uint64_t blocks =
+        (entries * bytes_per_entry_ + sizeof(Block) - 1) / sizeof(Block);
+    blocks = std::max<uint64_t>(blocks, min_blocks_);
     table_.assign(blocks, Block{});
     sized_for_ = entries;
-    sample_limit_ = FALCON_SKETCH_SAMPLE_FACTOR *
-                    std::max<uint64_t>(entries, blocks * sizeof(Block) / FALCON_SKETCH_BYTES_PER_ENTRY);
+    sample_limit_ =
+        sample_factor_ *
+        std::max<uint64_t>(entries, blocks * sizeof(Block) / bytes_per_entry_);
     samples_ = 0;
     saturated_victims_ = 0;
   }
@@ -85,7 +78,7 @@ class FrequencySketch {
   }
 
   // Counts an access whose increment is applied later with Add() (the
-  // cache's hits: see HotStateCache::BumpHits). Keeps the aging schedule of
+  // cache's hits: see TinyLfuAdmission::RecordHit). Keeps the aging schedule of
   // one sample per access.
   void CountAccess() {
     if (++samples_ >= sample_limit_) Halve();
@@ -101,19 +94,20 @@ class FrequencySketch {
     uint32_t c[4];
     const uint32_t target = std::min<uint32_t>(15, ReadCounters(b, h, c) + k);
     for (int i = 0; i < 4; ++i) {
-      if (c[i] < target) b.w[Word(h, i)] += uint64_t{target - c[i]} << Shift(h, i);
+      if (c[i] < target)
+        b.w[Word(h, i)] += uint64_t{target - c[i]} << Shift(h, i);
     }
   }
 
   // Admission found its victim at kMaxCount: no candidate can beat it (a
   // tie is rejected), so the counts have run out of range for this cache and
   // workload -- the halving period is too long for them. After
-  // FALCON_SKETCH_SATURATED_VICTIMS such compares since the last halving,
+  // sketch_saturated_victims such compares since the last halving,
   // halves now. This lets the period be long enough to rank the flat tails
   // of skewed workloads (a small cache at Zipf 0.8 needs 60x its capacity)
   // without freezing the cache where hot keys saturate their counters
   // (a small cache at Zipf 1.2, or a workload whose hot set changes).
-  // docs/cache.md, "Aging by saturation". Cost: a halving is one pass over
+  // docs/cache.md, "Frequency sketch". Cost: a halving is one pass over
   // the sketch (about one word per entry). After it a saturated count needs
   // 8 more increments, and the victim is the main area's least valuable
   // entry, roughly 1/entries of the accesses or fewer; so early halvings
@@ -121,7 +115,7 @@ class FrequencySketch {
   // bound: count-min collisions can raise a victim's count without accesses
   // (then the halving is what clears them).
   void SaturatedVictim() {
-    if (++saturated_victims_ >= FALCON_SKETCH_SATURATED_VICTIMS) Halve();
+    if (++saturated_victims_ >= saturated_victims_limit_) Halve();
   }
 
   // Halvings so far (wraps); the cache ages its per-entry hit counts by it.
@@ -147,13 +141,15 @@ class FrequencySketch {
     return x;
   }
   // Any block count (multiply-shift instead of a mask), so the table can be
-  // sized to exactly FALCON_SKETCH_BYTES_PER_ENTRY per entry. Rotated so the
+  // sized to exactly sketch_bytes_per_entry per entry. Rotated so the
   // block does not correlate with the index slot (which uses the high bits).
   uint64_t BlockOf(uint64_t hash) const {
     const uint64_t r = (hash << 24) | (hash >> 40);
     return ScaleToRange(r, table_.size());
   }
-  static uint64_t Spread(uint64_t hash) { return Mix(hash + 0x9e3779b97f4a7c15ull); }
+  static uint64_t Spread(uint64_t hash) {
+    return Mix(hash + 0x9e3779b97f4a7c15ull);
+  }
   static uint32_t Word(uint64_t h, int i) {
     return static_cast<uint32_t>(i * 2 + ((h >> (60 + i)) & 1));
   }
@@ -169,6 +165,10 @@ class FrequencySketch {
     epoch_ += 1;
   }
 
+  uint64_t bytes_per_entry_;
+  uint64_t sample_factor_;
+  uint64_t min_blocks_;
+  uint32_t saturated_victims_limit_;
   std::vector<Block> table_;
   uint64_t sized_for_ = 0;
   uint64_t sample_limit_ = 0;

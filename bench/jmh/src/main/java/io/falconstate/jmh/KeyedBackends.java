@@ -5,8 +5,8 @@ package io.falconstate.jmh;
 
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconStateBackend;
+import io.falconstate.flink.cache.CacheStats;
 import io.falconstate.flink.cache.HotStateCacheManager;
-import io.falconstate.flink.cache.NativeHotStateCache;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
@@ -141,22 +141,22 @@ public final class KeyedBackends implements AutoCloseable {
         if (cache == null) {
             return "no cache";
         }
-        long[] s = cache.totalStats();
+        CacheStats s = cache.totalStats();
         return String.format(
                 "hits=%d absentHits=%d misses=%d bypassed=%d puts=%d evictions=%d"
                         + " dirtyWriteBacks=%d recordsWrittenBack=%d entries=%d bytes=%d"
                         + " dirtyBytes=%d",
-                s[NativeHotStateCache.STAT_HITS],
-                s[NativeHotStateCache.STAT_ABSENT_HITS],
-                s[NativeHotStateCache.STAT_MISSES],
-                s[NativeHotStateCache.STAT_BYPASSED_GETS],
-                s[NativeHotStateCache.STAT_PUTS],
-                s[NativeHotStateCache.STAT_EVICTIONS],
-                s[NativeHotStateCache.STAT_DIRTY_WRITEBACKS],
+                s.hits(),
+                s.absentHits(),
+                s.misses(),
+                s.bypassedGets(),
+                s.puts(),
+                s.evictions(),
+                s.dirtyWriteBacks(),
                 cache.recordsWrittenBack(),
-                s[NativeHotStateCache.STAT_ENTRIES],
-                s[NativeHotStateCache.STAT_BYTES],
-                s[NativeHotStateCache.STAT_DIRTY_BYTES]);
+                s.entries(),
+                s.bytes(),
+                s.dirtyBytes());
     }
 
     public File dir() {

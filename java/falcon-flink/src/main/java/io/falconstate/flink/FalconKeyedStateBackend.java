@@ -3,6 +3,7 @@
  */
 package io.falconstate.flink;
 
+import io.falconstate.flink.cache.CacheQuota;
 import io.falconstate.flink.cache.HotStateCacheManager;
 import io.falconstate.flink.tuning.ColumnFamilyTuner;
 import io.falconstate.flink.tuning.KeyLengthInvariant;
@@ -175,8 +176,8 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
                                 stateDesc.getDefaultValue());
         cache.requireKeyLength(stateDesc.getName(), requiredKeyLength);
         if (firstTime) {
-            long[] quota = cache.quota();
-            FalconLog.logCachedState(stateDesc.getName(), quota[0], quota[1]);
+            CacheQuota quota = cache.quota();
+            FalconLog.logCachedState(stateDesc.getName(), quota.bytes(), quota.entries());
         }
         return cached;
     }

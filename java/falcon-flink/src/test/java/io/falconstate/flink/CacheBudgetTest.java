@@ -4,6 +4,8 @@
 package io.falconstate.flink;
 
 import io.falconstate.flink.cache.CacheBudgets;
+import io.falconstate.flink.cache.CacheQuota;
+import io.falconstate.flink.cache.CacheStats;
 import io.falconstate.flink.cache.HotStateCacheManager;
 import io.falconstate.flink.cache.NativeHotStateCache;
 import io.falconstate.flink.tuning.ColumnFamilyTuner;
@@ -150,7 +152,9 @@ class CacheBudgetTest {
             // RocksDB (1-a)·f and the cache a·f are both reserved from the slot.
             assertThat(SLOT_MANAGED - env.getMemoryManager().availableMemory())
                     .isEqualTo(rocksBytes + slotBytes);
-            assertThat(a.getHotStateCache().quota()).containsExactly(slotBytes, 500);
+            assertThat(a.getHotStateCache().quota())
+                    .extracting(CacheQuota::bytes, CacheQuota::entries)
+                    .containsExactly(slotBytes, 500L);
 
             FalconKeyedStateBackend<Integer> b =
                     create(backend, env, 0.5, new UnregisteredMetricsGroup());
@@ -159,13 +163,17 @@ class CacheBudgetTest {
                     .isEqualTo(rocksBytes + slotBytes);
             // Weights 1.0 and 0.5: 2/3 and 1/3, floored.
             assertThat(a.getHotStateCache().quota())
-                    .containsExactly((long) Math.floor(slotBytes * (1.0 / 1.5)), 333);
+                    .extracting(CacheQuota::bytes, CacheQuota::entries)
+                    .containsExactly((long) Math.floor(slotBytes * (1.0 / 1.5)), 333L);
             assertThat(b.getHotStateCache().quota())
-                    .containsExactly((long) Math.floor(slotBytes * (0.5 / 1.5)), 166);
+                    .extracting(CacheQuota::bytes, CacheQuota::entries)
+                    .containsExactly((long) Math.floor(slotBytes * (0.5 / 1.5)), 166L);
             valueState(b, "v");
 
             b.dispose();
-            assertThat(a.getHotStateCache().quota()).containsExactly(slotBytes, 500);
+            assertThat(a.getHotStateCache().quota())
+                    .extracting(CacheQuota::bytes, CacheQuota::entries)
+                    .containsExactly(slotBytes, 500L);
             valueState(a, "w");
             a.dispose();
             assertThat(env.getMemoryManager().availableMemory())
@@ -220,20 +228,20 @@ class CacheBudgetTest {
                 a.setCurrentKey(k);
                 v.update(value);
             }
-            long full = cache.totalStats()[NativeHotStateCache.STAT_BYTES];
+            long full = cache.totalStats().bytes();
             assertThat(full).isLessThanOrEqualTo(1L << 20).isGreaterThan(3L << 18);
 
             FalconKeyedStateBackend<Integer> b =
                     create(backend, small, 1.0, new UnregisteredMetricsGroup());
-            assertThat(cache.quota()[0]).isEqualTo(1L << 19);
+            assertThat(cache.quota().bytes()).isEqualTo(1L << 19);
             cache.flushAll(); // what every snapshot does first
-            assertThat(cache.totalStats()[NativeHotStateCache.STAT_BYTES])
+            assertThat(cache.totalStats().bytes())
                     .isLessThanOrEqualTo(1L << 19);
             for (int k = 0; k < 4000; k++) {
                 a.setCurrentKey(k);
                 assertThat(v.value()).isEqualTo(value);
             }
-            assertThat(cache.totalStats()[NativeHotStateCache.STAT_BYTES])
+            assertThat(cache.totalStats().bytes())
                     .isLessThanOrEqualTo(1L << 19);
             b.dispose();
             a.dispose();
@@ -264,7 +272,7 @@ class CacheBudgetTest {
                 va.update(value + k);
                 b.setCurrentKey(k);
                 vb.update(value + k);
-                assertThat(a.getHotStateCache().totalStats()[NativeHotStateCache.STAT_DIRTY_BYTES])
+                assertThat(a.getHotStateCache().totalStats().dirtyBytes())
                         .isLessThanOrEqualTo(cap);
             }
             a.getHotStateCache().flushAll();
@@ -312,11 +320,11 @@ class CacheBudgetTest {
                             "falcon.cache.flushDurationMs",
                             "falcon.cache.flushedBytes");
             a.getHotStateCache().flushAll(); // a snapshot refreshes the metrics
-            long[] stats = a.getHotStateCache().stats("v");
+            CacheStats stats = a.getHotStateCache().stats("v");
             assertThat(gauge(metrics, "falcon.cache.v.hits"))
-                    .isEqualTo(stats[NativeHotStateCache.STAT_HITS] + stats[NativeHotStateCache.STAT_ABSENT_HITS])
+                    .isEqualTo(stats.hits() + stats.absentHits())
                     .isEqualTo(30L);
-            assertThat(gauge(metrics, "falcon.cache.v.evictions")).isEqualTo(stats[NativeHotStateCache.STAT_EVICTIONS]);
+            assertThat(gauge(metrics, "falcon.cache.v.evictions")).isEqualTo(stats.evictions());
             assertThat((Long) gauge(metrics, "falcon.cache.v.evictions")).isPositive();
             assertThat((Long) gauge(metrics, "falcon.cache.v.dirtyWriteBacks")).isPositive();
             assertThat(gauge(metrics, "falcon.cache.v.entries")).isEqualTo(4L);
@@ -329,7 +337,7 @@ class CacheBudgetTest {
             v.value();
             v.update("z");
             assertThat(gauge(metrics, "falcon.cache.v.misses"))
-                    .isEqualTo(a.getHotStateCache().stats("v")[NativeHotStateCache.STAT_MISSES])
+                    .isEqualTo(a.getHotStateCache().stats("v").misses())
                     .isEqualTo(1L);
         } finally {
             a.dispose();

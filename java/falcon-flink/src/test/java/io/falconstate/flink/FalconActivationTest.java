@@ -3,6 +3,7 @@
  */
 package io.falconstate.flink;
 
+import io.falconstate.flink.cache.NativeLayout;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 import io.falconstate.flink.nativeaccess.NativeLoadResult;
 import io.falconstate.flink.nativeaccess.NativeLoadResults;
@@ -201,6 +202,35 @@ class FalconActivationTest {
                                     + ": "
                                     + MISSING
                                     + " does not exist); running as the stock RocksDB backend");
+        }
+    }
+
+    @Test
+    void aLibraryWithAnotherJniLayoutWarnsAndIsTheStockBackend() throws Exception {
+        int jarLayout = NativeLayout.LAYOUT_VERSION + 1;
+        NativeLoadResult mismatch = NativeLoadResults.layoutMismatch(jarLayout);
+        FalconStateBackend.setNativeLoaderForTesting(() -> mismatch);
+        FalconStateBackend backend = loadFromConfig(new Configuration());
+
+        try (LogCapture log = new LogCapture("io.falconstate")) {
+            AbstractKeyedStateBackend<Integer> keyed = KeyedBackends.create(backend, env, 1.0);
+            try {
+                assertThat(keyed)
+                        .isExactlyInstanceOf(RocksDBKeyedStateBackend.class)
+                        .isNotInstanceOf(FalconKeyedStateBackend.class);
+            } finally {
+                keyed.dispose();
+            }
+            assertThat(log.falconLines())
+                    .containsExactly(
+                            "WARN [FALCON] WARN native library not loaded (tried: "
+                                    + new File(System.getProperty(NativeLibrary.LIBRARY_PATH_PROPERTY))
+                                            .getAbsolutePath()
+                                    + ": JNI layout version "
+                                    + NativeLayout.LAYOUT_VERSION
+                                    + " does not match the jar's JNI layout version "
+                                    + jarLayout
+                                    + "); running as the stock RocksDB backend");
         }
     }
 

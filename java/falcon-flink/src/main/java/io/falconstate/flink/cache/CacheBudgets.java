@@ -100,17 +100,16 @@ public final class CacheBudgets {
             // quota in the same locked step, so the subtask's [FALCON] line states one moment
             // even while the slot's other subtasks join or leave.
             lease = slotBudget.register(settings.isFixedSize() ? 1.0 : weight, name);
-            long[] joined = new long[3];
-            NativeMemoryBudget.joinedFacts(lease, joined);
+            NativeMemoryBudget.JoinedFacts joined = NativeMemoryBudget.joinedFacts(lease);
             return new SubtaskCacheBudget(
                     resource,
                     lease,
                     settings.isFixedSize(),
                     settings.fixedBytesPerSubtask(),
                     settings.fixedEntriesPerSubtask(),
-                    (int) joined[0],
-                    joined[1],
-                    joined[2]);
+                    joined.subtasks(),
+                    joined.quotaBytes(),
+                    joined.quotaEntries());
         } catch (RuntimeException e) {
             NativeMemoryBudget.releaseLease(lease);
             try {

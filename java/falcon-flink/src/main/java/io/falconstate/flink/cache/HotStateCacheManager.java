@@ -59,11 +59,10 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     // a report only asks (statsWanted); the task thread refreshes the snapshot at its next write
     // and at every flushAll (every snapshot), so no native call ever runs off the task thread.
     private volatile boolean statsWanted;
-    private volatile long[][] statsSnapshot = new long[0][];
+    private volatile CacheStats[] statsSnapshot = new CacheStats[0];
     private volatile long lastFlushNanos;
     private volatile long lastFlushBytes;
     private volatile long flushCount;
-    private final long[] quota = new long[2];
     private volatile long quotaBytes;
 
     /**
@@ -96,8 +95,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                         rocksDb.getKeyGroupPrefixBytes());
         rocksDb.registerKeySelectionListener(keyBuilder);
         this.writer = new WriteBackWriter(db, writeOptions);
-        cache.quota(quota);
-        this.quotaBytes = quota[0];
+        this.quotaBytes = cache.quota().bytes();
     }
 
     /**
@@ -162,31 +160,32 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
             return;
         }
         MetricGroup g = cacheMetrics.addGroup(stateName);
-        g.gauge("hits", () -> stat(stateId, NativeHotStateCache.STAT_HITS)
-                + stat(stateId, NativeHotStateCache.STAT_ABSENT_HITS));
-        g.gauge("misses", () -> stat(stateId, NativeHotStateCache.STAT_MISSES));
-        g.gauge("hitRatio", () -> hitRatio(stateId));
-        g.gauge("evictions", () -> stat(stateId, NativeHotStateCache.STAT_EVICTIONS));
-        g.gauge("dirtyWriteBacks", () -> stat(stateId, NativeHotStateCache.STAT_DIRTY_WRITEBACKS));
-        g.gauge("entries", () -> stat(stateId, NativeHotStateCache.STAT_ENTRIES));
-        g.gauge("bytes", () -> stat(stateId, NativeHotStateCache.STAT_BYTES));
-        g.gauge("bypassed", () -> stat(stateId, NativeHotStateCache.STAT_BYPASSED_GETS));
+        g.gauge("hits", () -> hits(stat(stateId)));
+        g.gauge("misses", () -> stat(stateId).misses());
+        g.gauge("hitRatio", () -> hitRatio(stat(stateId)));
+        g.gauge("evictions", () -> stat(stateId).evictions());
+        g.gauge("dirtyWriteBacks", () -> stat(stateId).dirtyWriteBacks());
+        g.gauge("entries", () -> stat(stateId).entries());
+        g.gauge("bytes", () -> stat(stateId).bytes());
+        g.gauge("bypassed", () -> stat(stateId).bypassedGets());
     }
 
-    /** A metric value from the last snapshot; asks the task thread for a fresh one. */
-    private long stat(int stateId, int index) {
+    /** A state's statistics from the last snapshot; asks the task thread for a fresh one. */
+    private CacheStats stat(int stateId) {
         statsWanted = true;
-        long[][] snapshot = statsSnapshot;
+        CacheStats[] snapshot = statsSnapshot;
         return stateId < snapshot.length && snapshot[stateId] != null
-                ? snapshot[stateId][index]
-                : 0L;
+                ? snapshot[stateId]
+                : CacheStats.EMPTY;
     }
 
-    private double hitRatio(int stateId) {
-        long hits =
-                stat(stateId, NativeHotStateCache.STAT_HITS)
-                        + stat(stateId, NativeHotStateCache.STAT_ABSENT_HITS);
-        long lookups = hits + stat(stateId, NativeHotStateCache.STAT_MISSES);
+    private static long hits(CacheStats s) {
+        return s.hits() + s.absentHits();
+    }
+
+    private static double hitRatio(CacheStats s) {
+        long hits = hits(s);
+        long lookups = hits + s.misses();
         return lookups == 0 ? 0.0 : (double) hits / lookups;
     }
 
@@ -196,14 +195,11 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         if (released) {
             return;
         }
-        long[][] snapshot = new long[nextStateId][];
+        CacheStats[] snapshot = new CacheStats[nextStateId];
         for (CachedValueState<K, ?, ?> state : states.values()) {
-            long[] out = new long[NativeHotStateCache.STAT_COUNT];
-            cache.stats(state.stateId(), out);
-            snapshot[state.stateId()] = out;
+            snapshot[state.stateId()] = cache.stats(state.stateId());
         }
-        cache.quota(quota);
-        quotaBytes = quota[0];
+        quotaBytes = cache.quota().bytes();
         statsSnapshot = snapshot;
     }
 
@@ -248,13 +244,9 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         return lastFlushBytes;
     }
 
-    /** The cache's quota now: {@code [bytes, entries]} (entries 0: no cap). */
-    public long[] quota() {
-        long[] out = new long[2];
-        if (!released) {
-            cache.quota(out);
-        }
-        return out;
+    /** The cache's quota now ({@link CacheQuota#NONE} once released). */
+    public CacheQuota quota() {
+        return released ? CacheQuota.NONE : cache.quota();
     }
 
     @Override
@@ -320,23 +312,15 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         return writeOptions;
     }
 
-    /** Statistics of one cached state ({@link NativeHotStateCache#STAT_COUNT} values). */
-    public long[] stats(String stateName) {
-        long[] out = new long[NativeHotStateCache.STAT_COUNT];
+    /** Statistics of one cached state ({@link CacheStats#EMPTY} if not cached or released). */
+    public CacheStats stats(String stateName) {
         CachedValueState<K, ?, ?> state = states.get(stateName);
-        if (state != null && !released) {
-            cache.stats(state.stateId(), out);
-        }
-        return out;
+        return state != null && !released ? cache.stats(state.stateId()) : CacheStats.EMPTY;
     }
 
-    /** Statistics of the whole cache. */
-    public long[] totalStats() {
-        long[] out = new long[NativeHotStateCache.STAT_COUNT];
-        if (!released) {
-            cache.stats(-1, out);
-        }
-        return out;
+    /** Statistics of the whole cache ({@link CacheStats#EMPTY} once released). */
+    public CacheStats totalStats() {
+        return released ? CacheStats.EMPTY : cache.stats(-1);
     }
 
     public long recordsWrittenBack() {

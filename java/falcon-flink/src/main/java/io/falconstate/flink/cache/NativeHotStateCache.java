@@ -31,43 +31,21 @@ import java.nio.ByteOrder;
 public final class NativeHotStateCache implements AutoCloseable {
 
     /** {@link #get}: not cached; read RocksDB, then {@link #fill}. */
-    public static final int MISS = -1;
+    public static final int MISS = NativeLayout.GET_MISS;
     /** {@link #get}: cached as absent (tombstone or known absent): RocksDB must not be read. */
-    public static final int ABSENT = -2;
+    public static final int ABSENT = NativeLayout.GET_ABSENT;
     /** {@link #get}: the state is bypassed; read RocksDB and do not fill. */
-    public static final int BYPASS = -3;
+    public static final int BYPASS = NativeLayout.GET_BYPASS;
     /** {@link #get}: a hit of {@code NEED_BUFFER - result} bytes that does not fit the array. */
-    public static final int NEED_BUFFER = -16;
+    public static final int NEED_BUFFER = NativeLayout.GET_NEED_BUFFER;
 
     /** Write calls: the cache did not take it; the caller writes RocksDB itself. */
-    public static final int WRITE_NOT_CACHED = 1;
+    public static final int WRITE_NOT_CACHED = NativeLayout.WRITE_NOT_CACHED;
     /** Write calls: write-back records wait; call {@link #drain} until it returns 0. */
-    public static final int WRITE_PENDING = 2;
+    public static final int WRITE_PENDING = NativeLayout.WRITE_PENDING;
 
     public static final int POLICY_W_TINY_LFU = 0;
     public static final int POLICY_LRU = 1;
-
-    // Indexes into the array filled by stats(); keep in sync with jni/hot_state_cache_jni.cc.
-    public static final int STAT_HITS = 0;
-    public static final int STAT_ABSENT_HITS = 1;
-    public static final int STAT_MISSES = 2;
-    public static final int STAT_BYPASSED_GETS = 3;
-    public static final int STAT_PUTS = 4;
-    public static final int STAT_REMOVES = 5;
-    public static final int STAT_FILLS = 6;
-    public static final int STAT_EVICTIONS = 7;
-    public static final int STAT_DIRTY_WRITEBACKS = 8;
-    public static final int STAT_TOMBSTONES = 9;
-    public static final int STAT_NOT_CACHED = 10;
-    public static final int STAT_ENTRIES = 11;
-    public static final int STAT_BYTES = 12;
-    public static final int STAT_DIRTY_ENTRIES = 13;
-    public static final int STAT_DIRTY_BYTES = 14;
-    public static final int STAT_BYPASS_ENTERED = 15;
-    public static final int STAT_BYPASSED_NOW = 16;
-    public static final int STAT_CAPACITY_BYTES = 17;
-    public static final int STAT_CAPACITY_ENTRIES = 18;
-    public static final int STAT_COUNT = 19;
 
     /** First capacity of the io buffer; it grows to the largest key + value seen. */
     static final int INITIAL_IO_BYTES = 4096;
@@ -260,26 +238,22 @@ public final class NativeHotStateCache implements AutoCloseable {
         return nativeWriteBackDirty(handle, maxDirtyBytes);
     }
 
-    /** New bounds; evicts down to them. Returns the write bits. */
-    public int setCapacity(long maxBytes, long maxEntries) {
-        return nativeSetCapacity(handle, maxBytes, maxEntries);
-    }
-
     /** Re-reads the budget lease's quota and evicts down to it. Returns the write bits. */
     public int shrinkToQuota() {
         return nativeShrinkToQuota(handle);
     }
 
-    /** {@code out[0]} = the quota in bytes, {@code out[1]} = in entries (0: no cap). */
-    public void quota(long[] out) {
+    /** The budget lease's quota now, or the fixed bounds without a lease. */
+    public CacheQuota quota() {
+        long[] out = new long[NativeLayout.QUOTA_COUNT];
         nativeQuota(handle, out);
+        return CacheQuota.of(out);
     }
 
     /**
      * Copies pending write-back records into the direct {@code buffer} from position 0. Returns
      * the bytes copied (0: nothing pending) or {@code -size} when the next record alone needs a
-     * buffer of {@code size} bytes. Record layout (native byte order): {@code int stateId, int
-     * keyLength, int valueLength (-1: delete), key, value}.
+     * buffer of {@code size} bytes. Record layout: {@link NativeLayout}'s {@code RECORD_*}.
      */
     public int drain(ByteBuffer buffer) {
         return nativeDrain(handle, buffer);
@@ -295,9 +269,11 @@ public final class NativeHotStateCache implements AutoCloseable {
         nativeClear(handle);
     }
 
-    /** Fills {@code out} (length >= {@link #STAT_COUNT}) with a state's or all states' stats. */
-    public void stats(int stateId, long[] out) {
+    /** The statistics of one state ({@code stateId >= 0}) or of the whole cache ({@code < 0}). */
+    public CacheStats stats(int stateId) {
+        long[] out = new long[NativeLayout.STATS_COUNT];
         nativeStats(handle, stateId, out);
+        return new CacheStats(out);
     }
 
     /** Bytes the cache charges for one entry with these sizes. */
@@ -353,8 +329,6 @@ public final class NativeHotStateCache implements AutoCloseable {
     private static native int nativeFlush(long handle, int stateId);
 
     private static native int nativeWriteBackDirty(long handle, long maxDirtyBytes);
-
-    private static native int nativeSetCapacity(long handle, long maxBytes, long maxEntries);
 
     private static native int nativeDrain(long handle, ByteBuffer buffer);
 

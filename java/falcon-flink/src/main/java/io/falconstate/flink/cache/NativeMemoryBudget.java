@@ -49,12 +49,44 @@ public final class NativeMemoryBudget implements AutoCloseable {
 
     /**
      * What the slot looked like when {@code lease} registered, recorded natively in the same step
-     * as the registration: {@code out[0]} keyed subtasks in the slot (the lease's included),
-     * {@code out[1]} the lease's quota in bytes then, {@code out[2]} its entry quota then (0: no
-     * cap). Other subtasks joining or leaving at the same time cannot make these disagree.
+     * as the registration. Other subtasks joining or leaving at the same time cannot make these
+     * disagree.
      */
-    public static void joinedFacts(long lease, long[] out) {
+    public static JoinedFacts joinedFacts(long lease) {
+        long[] out = new long[NativeLayout.JOINED_COUNT];
         nativeJoinedFacts(lease, out);
+        return new JoinedFacts(
+                (int) out[NativeLayout.JOINED_SUBTASKS],
+                out[NativeLayout.JOINED_QUOTA_BYTES],
+                out[NativeLayout.JOINED_QUOTA_ENTRIES]);
+    }
+
+    /** A lease's slot as it found it when it registered. Immutable. */
+    public static final class JoinedFacts {
+        private final int subtasks;
+        private final long quotaBytes;
+        private final long quotaEntries;
+
+        JoinedFacts(int subtasks, long quotaBytes, long quotaEntries) {
+            this.subtasks = subtasks;
+            this.quotaBytes = quotaBytes;
+            this.quotaEntries = quotaEntries;
+        }
+
+        /** Keyed subtasks in the slot, the lease's own included. */
+        public int subtasks() {
+            return subtasks;
+        }
+
+        /** The lease's quota in bytes then. */
+        public long quotaBytes() {
+            return quotaBytes;
+        }
+
+        /** The lease's entry quota then (0: no cap). */
+        public long quotaEntries() {
+            return quotaEntries;
+        }
     }
 
     /**

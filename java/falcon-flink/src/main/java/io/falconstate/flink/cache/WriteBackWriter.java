@@ -118,10 +118,10 @@ final class WriteBackWriter implements AutoCloseable {
             }
             int position = 0;
             while (position < n) {
-                int stateId = buffer.getInt(position);
-                int keyLength = buffer.getInt(position + 4);
-                int valueLength = buffer.getInt(position + 8);
-                position += 12;
+                int stateId = buffer.getInt(position + NativeLayout.RECORD_STATE_ID_OFFSET);
+                int keyLength = buffer.getInt(position + NativeLayout.RECORD_KEY_LENGTH_OFFSET);
+                int valueLength = buffer.getInt(position + NativeLayout.RECORD_VALUE_LENGTH_OFFSET);
+                position += NativeLayout.RECORD_HEADER_BYTES;
                 int required = requiredKeyLengths[stateId];
                 if (required >= 0 && keyLength != required) {
                     // Nothing of this chunk reaches RocksDB; the task fails with the cause.
@@ -131,7 +131,7 @@ final class WriteBackWriter implements AutoCloseable {
                                     stateNames[stateId], required, keyLength));
                 }
                 ColumnFamilyHandle columnFamily = columnFamilies[stateId];
-                if (valueLength < 0) {
+                if (valueLength == NativeLayout.RECORD_DELETE) {
                     byte[] key = new byte[keyLength];
                     ByteBuffer source = keyView;
                     source.clear();

@@ -22,7 +22,17 @@ public final class FalconNative {
         return nativeVersionNumber();
     }
 
+    /**
+     * The version of the JNI layouts the library was built with ({@code jni/native_layout.h});
+     * the jar's is {@code io.falconstate.flink.cache.NativeLayout#LAYOUT_VERSION}.
+     */
+    public static int layoutVersion() {
+        return nativeLayoutVersion();
+    }
+
     private static native String nativeVersion();
 
     private static native String nativeVersionNumber();
+
+    private static native int nativeLayoutVersion();
 }

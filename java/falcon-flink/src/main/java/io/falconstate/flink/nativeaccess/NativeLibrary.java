@@ -3,6 +3,8 @@
  */
 package io.falconstate.flink.nativeaccess;
 
+import io.falconstate.flink.cache.NativeLayout;
+
 import javax.annotation.Nullable;
 
 import java.io.File;
@@ -157,8 +159,16 @@ public final class NativeLibrary {
         }
     }
 
-    /** A loaded library must answer and be the version this jar was built with. */
+    /**
+     * A loaded library must answer and be the version, with the JNI layouts, this jar was built
+     * with.
+     */
     private static NativeLoadResult verified(File file, List<String> attempts) {
+        return verified(file, attempts, NativeLayout.LAYOUT_VERSION);
+    }
+
+    /** As above, against {@code jarLayoutVersion} (tests inject another one). */
+    static NativeLoadResult verified(File file, List<String> attempts, int jarLayoutVersion) {
         String path = file.getAbsolutePath();
         String nativeVersion;
         String nativeNumber;
@@ -177,6 +187,22 @@ public final class NativeLibrary {
                             + nativeNumber
                             + " does not match the jar's version "
                             + jarVersion);
+            return NativeLoadResult.failure(attempts);
+        }
+        int nativeLayout;
+        try {
+            nativeLayout = FalconNative.layoutVersion();
+        } catch (LinkageError e) {
+            attempts.add(path + ": loaded but reports no JNI layout version: " + e.getMessage());
+            return NativeLoadResult.failure(attempts);
+        }
+        if (nativeLayout != jarLayoutVersion) {
+            attempts.add(
+                    path
+                            + ": JNI layout version "
+                            + nativeLayout
+                            + " does not match the jar's JNI layout version "
+                            + jarLayoutVersion);
             return NativeLoadResult.failure(attempts);
         }
         return NativeLoadResult.success(path, nativeVersion, attempts);

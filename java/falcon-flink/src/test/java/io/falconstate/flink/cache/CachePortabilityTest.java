@@ -107,11 +107,11 @@ class CachePortabilityTest {
                 state.clear();
                 expected.remove(key);
             }
-            long[] stats =
+            CacheStats stats =
                     ((FalconKeyedStateBackend<Integer>) falcon)
                             .getHotStateCache()
                             .stats(DESCRIPTOR.getName());
-            assertThat(stats[NativeHotStateCache.STAT_DIRTY_ENTRIES])
+            assertThat(stats.dirtyEntries())
                     .as("updates and deletes are only in the cache")
                     .isEqualTo(KEYS / 2 + 100);
             handle = snapshot(falcon, kind);

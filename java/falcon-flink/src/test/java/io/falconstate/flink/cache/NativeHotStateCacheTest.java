@@ -148,7 +148,7 @@ class NativeHotStateCacheTest {
         long perEntry = NativeHotStateCache.chargeFor(8, 32);
         // key + value + the documented overhead, plus at most 15 bytes of allocator rounding.
         assertThat(perEntry).isGreaterThan(40).isLessThanOrEqualTo(40 + 48 + 15);
-        cache.setCapacity(perEntry * 10, 0);
+        recreateCache(perEntry * 10);
         int pendingSeen = 0;
         List<String> written = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
@@ -159,16 +159,15 @@ class NativeHotStateCacheTest {
                 written.addAll(drainAll());
             }
         }
-        long[] stats = new long[NativeHotStateCache.STAT_COUNT];
-        cache.stats(0, stats);
-        assertThat(stats[NativeHotStateCache.STAT_ENTRIES]).isLessThanOrEqualTo(10);
-        assertThat(stats[NativeHotStateCache.STAT_BYTES]).isLessThanOrEqualTo(perEntry * 10);
+        CacheStats stats = cache.stats(0);
+        assertThat(stats.entries()).isLessThanOrEqualTo(10);
+        assertThat(stats.bytes()).isLessThanOrEqualTo(perEntry * 10);
         assertThat(pendingSeen).isGreaterThan(0);
         // Every key is either still cached (dirty) or was written back exactly once.
         cache.flush(-1);
         written.addAll(drainAll());
         assertThat(written).hasSize(100).doesNotHaveDuplicates();
-        assertThat(stats[NativeHotStateCache.STAT_PUTS]).isEqualTo(100);
+        assertThat(stats.puts()).isEqualTo(100);
     }
 
     @Test
@@ -190,21 +189,22 @@ class NativeHotStateCacheTest {
         cache.put(9, key, 1, bytes("1234"), 4);
         cache.get(9, key, 1, valueOut);
         cache.get(9, key, 1, valueOut);
-        long[] stats = new long[NativeHotStateCache.STAT_COUNT];
-        cache.stats(9, stats);
-        assertThat(stats[NativeHotStateCache.STAT_HITS]).isEqualTo(2);
-        assertThat(stats[NativeHotStateCache.STAT_MISSES]).isEqualTo(1);
-        assertThat(stats[NativeHotStateCache.STAT_ENTRIES]).isEqualTo(1);
-        assertThat(stats[NativeHotStateCache.STAT_DIRTY_ENTRIES]).isEqualTo(1);
+        CacheStats stats = cache.stats(9);
+        assertThat(stats.hits()).isEqualTo(2);
+        assertThat(stats.misses()).isEqualTo(1);
+        assertThat(stats.entries()).isEqualTo(1);
+        assertThat(stats.dirtyEntries()).isEqualTo(1);
         // The cache charges what malloc really handed out (malloc_usable_size), so the byte
         // budget holds in RSS. chargeFor assumes an exact-fit chunk; glibc may hand out a free
         // chunk 16 bytes larger rather than split off a remainder too small to be a chunk
         // (which it does depends on the heap this JVM's other threads left behind).
         long charge = NativeHotStateCache.chargeFor(1, 4);
-        assertThat(stats[NativeHotStateCache.STAT_BYTES]).isBetween(charge, charge + 16);
+        assertThat(stats.bytes()).isBetween(charge, charge + 16);
+        // The whole cache's bounds come with every state's statistics.
+        assertThat(stats.capacityBytes()).isEqualTo(1 << 20);
+        assertThat(stats.capacityEntries()).isZero();
         cache.dropState(9);
-        cache.stats(9, stats);
-        assertThat(stats[NativeHotStateCache.STAT_ENTRIES]).isZero();
+        assertThat(cache.stats(9).entries()).isZero();
         assertThat(cache.get(9, key, 1, valueOut)).isEqualTo(MISS);
     }
 
@@ -232,8 +232,8 @@ class NativeHotStateCacheTest {
                 .isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> cache.drain(ByteBuffer.allocate(16)))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> cache.stats(0, new long[3]))
-                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> cache.stats(4096)) // HotStateCache::kMaxStates
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new NativeHotStateCache(7, 1, 0, 0, 1, 1))
                 .isInstanceOf(IllegalArgumentException.class);
     }
@@ -250,10 +250,18 @@ class NativeHotStateCacheTest {
 
     @Test
     void aValueLargerThanTheCacheIsNotCached() {
-        cache.setCapacity(1024, 0);
+        recreateCache(1024);
         int code = cache.put(0, bytes("k"), 1, new byte[4096], 4096);
         assertThat(code & WRITE_NOT_CACHED).isEqualTo(WRITE_NOT_CACHED);
         assertThat(cache.get(0, bytes("k"), 1, valueOut)).isEqualTo(MISS);
+    }
+
+    /** Replaces the cache with one bounded by {@code maxBytes}, otherwise as {@link #createCache}. */
+    private void recreateCache(long maxBytes) {
+        cache.close();
+        cache =
+                new NativeHotStateCache(
+                        NativeHotStateCache.POLICY_W_TINY_LFU, maxBytes, 0, 0.0, 20000, 200000);
     }
 
     private List<String> drainAll() {
@@ -268,17 +276,17 @@ class NativeHotStateCacheTest {
             assertThat(n).isPositive();
             int pos = 0;
             while (pos < n) {
-                int state = buffer.getInt(pos);
-                int keyLength = buffer.getInt(pos + 4);
-                int valueLength = buffer.getInt(pos + 8);
-                pos += 12;
+                int state = buffer.getInt(pos + NativeLayout.RECORD_STATE_ID_OFFSET);
+                int keyLength = buffer.getInt(pos + NativeLayout.RECORD_KEY_LENGTH_OFFSET);
+                int valueLength = buffer.getInt(pos + NativeLayout.RECORD_VALUE_LENGTH_OFFSET);
+                pos += NativeLayout.RECORD_HEADER_BYTES;
                 byte[] key = new byte[keyLength];
                 for (int i = 0; i < keyLength; i++) {
                     key[i] = buffer.get(pos + i);
                 }
                 pos += keyLength;
                 String value;
-                if (valueLength < 0) {
+                if (valueLength == NativeLayout.RECORD_DELETE) {
                     value = "DELETE";
                 } else {
                     byte[] v = new byte[valueLength];

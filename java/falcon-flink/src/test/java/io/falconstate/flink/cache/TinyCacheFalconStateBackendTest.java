@@ -91,7 +91,7 @@ public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
             HotStateCacheManager<Integer> cache =
                     ((FalconKeyedStateBackend<Integer>) backend).getHotStateCache();
             assertThat(cache).isNotNull();
-            assertThat(cache.stats("large")[NativeHotStateCache.STAT_NOT_CACHED]).isEqualTo(1);
+            assertThat(cache.stats("large").notCached()).isEqualTo(1);
             backend.setCurrentKey(1);
             assertThat(state.value()).isEqualTo(large);
             backend.setCurrentKey(2);
@@ -119,11 +119,11 @@ public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
             HotStateCacheManager<Integer> cache =
                     ((FalconKeyedStateBackend<Integer>) backend).getHotStateCache();
             assertThat(cache).isNotNull();
-            long[] stats = cache.stats("tiny");
-            assertThat(stats[NativeHotStateCache.STAT_ENTRIES])
+            CacheStats stats = cache.stats("tiny");
+            assertThat(stats.entries())
                     .isLessThanOrEqualTo(CachedBackends.TINY_CACHE_ENTRIES);
-            assertThat(stats[NativeHotStateCache.STAT_EVICTIONS]).isGreaterThan(90);
-            assertThat(stats[NativeHotStateCache.STAT_DIRTY_WRITEBACKS]).isGreaterThan(90);
+            assertThat(stats.evictions()).isGreaterThan(90);
+            assertThat(stats.dirtyWriteBacks()).isGreaterThan(90);
             assertThat(cache.recordsWrittenBack()).isGreaterThan(90);
         } finally {
             backend.dispose();

@@ -6,8 +6,8 @@ package io.falconstate.flink.it;
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackendFactory;
+import io.falconstate.flink.cache.CacheStats;
 import io.falconstate.flink.cache.HotStateCacheManager;
-import io.falconstate.flink.cache.NativeHotStateCache;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
@@ -241,20 +241,20 @@ class CacheFailureAndBudgetITCase {
                 if (cache == null) {
                     VIOLATIONS.add("no cache");
                 } else {
-                    long[] total = cache.totalStats();
-                    long quota = cache.quota()[0];
-                    if (quota <= 0 || total[NativeHotStateCache.STAT_BYTES] > quota) {
+                    CacheStats total = cache.totalStats();
+                    long quota = cache.quota().bytes();
+                    if (quota <= 0 || total.bytes() > quota) {
                         VIOLATIONS.add(
                                 "checkpoint " + checkpointId + ": "
-                                        + total[NativeHotStateCache.STAT_BYTES] + " > " + quota);
+                                        + total.bytes() + " > " + quota);
                     }
-                    if (total[NativeHotStateCache.STAT_DIRTY_BYTES] > DIRTY_CAP) {
+                    if (total.dirtyBytes() > DIRTY_CAP) {
                         VIOLATIONS.add(
                                 "checkpoint " + checkpointId + ": dirty "
-                                        + total[NativeHotStateCache.STAT_DIRTY_BYTES]);
+                                        + total.dirtyBytes());
                     }
                     MAX_EVICTIONS.accumulateAndGet(
-                            total[NativeHotStateCache.STAT_EVICTIONS], Math::max);
+                            total.evictions(), Math::max);
                     CHECKPOINTS_CHECKED.incrementAndGet();
                     // Arms the asynchronous failure of this checkpoint on this task: the keyed
                     // backend's snapshot, which runs after this hook, first writes these dirty
@@ -267,9 +267,9 @@ class CacheFailureAndBudgetITCase {
                     if (PROCESSED.get() > 9_000
                             && FAILED_IN_CHECKPOINT.get()
                             && !COMPLETED_CHECKPOINTS.isEmpty()
-                            && total[NativeHotStateCache.STAT_DIRTY_ENTRIES] > 0
+                            && total.dirtyEntries() > 0
                             && !FAILED_IN_ASYNC_PHASE.get()) {
-                        ASYNC_FAIL_DIRTY_ENTRIES.set(total[NativeHotStateCache.STAT_DIRTY_ENTRIES]);
+                        ASYNC_FAIL_DIRTY_ENTRIES.set(total.dirtyEntries());
                         asyncFailThread = Thread.currentThread();
                         ASYNC_FAIL_CHECKPOINT.set(checkpointId);
                     }

@@ -3,6 +3,8 @@
  */
 package io.falconstate.flink.nativeaccess;
 
+import io.falconstate.flink.cache.NativeLayout;
+
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -178,6 +180,32 @@ class NativeLibraryTest {
         assertThat(result.describeAttempts())
                 .contains(badCopy.toAbsolutePath().toString())
                 .contains("NoSuchMethodError: nativeCreate");
+    }
+
+    @Test
+    void aLibraryWithAnotherJniLayoutIsRefusedWithAClearMessage() {
+        NativeLibrary.load(); // binds the natives: the check asks the real library
+        assertThat(FalconNative.layoutVersion()).isEqualTo(NativeLayout.LAYOUT_VERSION);
+        int jarLayout = NativeLayout.LAYOUT_VERSION + 1;
+        List<String> attempts = new ArrayList<>();
+        attempts.add("-Dfalcon.native.library=" + realLibrary + ": loaded " + realLibrary);
+        NativeLoadResult result = NativeLibrary.verified(realLibrary, attempts, jarLayout);
+        assertThat(result.isLoaded()).isFalse();
+        assertThat(result.path()).isNull();
+        assertThat(result.attempts())
+                .hasSize(2)
+                .last()
+                .isEqualTo(
+                        realLibrary.getAbsolutePath()
+                                + ": JNI layout version "
+                                + NativeLayout.LAYOUT_VERSION
+                                + " does not match the jar's JNI layout version "
+                                + jarLayout);
+        // The same library with the jar's own layout version is accepted.
+        NativeLoadResult same =
+                NativeLibrary.verified(
+                        realLibrary, new ArrayList<>(), NativeLayout.LAYOUT_VERSION);
+        assertThat(same.isLoaded()).as(same.toString()).isTrue();
     }
 
     @Test

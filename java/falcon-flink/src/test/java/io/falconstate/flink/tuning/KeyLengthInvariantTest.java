@@ -7,7 +7,6 @@ import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackend;
 import io.falconstate.flink.cache.HotStateCacheManager;
-import io.falconstate.flink.cache.NativeHotStateCache;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
 import org.apache.flink.api.common.JobID;
@@ -225,7 +224,7 @@ class KeyLengthInvariantTest {
             acc.update(huge);
             HotStateCacheManager<Long> cache = kb.getHotStateCache();
             assertThat(cache).isNotNull();
-            assertThat(cache.stats("acc")[NativeHotStateCache.STAT_NOT_CACHED])
+            assertThat(cache.stats("acc").notCached())
                     .as("the huge value bypassed the cache")
                     .isPositive();
             assertThat(keyLengthsInRocksDb(kb, "acc")).containsExactly(10);

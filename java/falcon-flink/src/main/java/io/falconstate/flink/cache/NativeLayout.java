@@ -1,0 +1,77 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink.cache;
+
+/**
+ * Every layout that crosses the JNI boundary, defined once on the Java side. The native side
+ * defines the same once too ({@code jni/native_layout.h}). Change one, change the other, and bump
+ * {@link #LAYOUT_VERSION} in both: {@code NativeLibrary} refuses a library whose {@code
+ * FalconNative.layoutVersion()} differs, and Falcon then runs as the stock backend.
+ */
+public final class NativeLayout {
+
+    /** Compared with the library's own at load time. */
+    public static final int LAYOUT_VERSION = 1;
+
+    // -- a write-back record (native byte order): header, key, value ---------------------------
+
+    public static final int RECORD_STATE_ID_OFFSET = 0;
+    public static final int RECORD_KEY_LENGTH_OFFSET = 4;
+    /** {@link #RECORD_DELETE} for a delete (no value bytes follow the key). */
+    public static final int RECORD_VALUE_LENGTH_OFFSET = 8;
+
+    public static final int RECORD_HEADER_BYTES = 12;
+    public static final int RECORD_DELETE = -1;
+
+    // -- nativeGet's answers other than a hit's length ------------------------------------------
+
+    public static final int GET_MISS = -1;
+    public static final int GET_ABSENT = -2;
+    public static final int GET_BYPASS = -3;
+    /** A hit of {@code GET_NEED_BUFFER - result} bytes that does not fit. */
+    public static final int GET_NEED_BUFFER = -16;
+
+    // -- write calls' answer: bits ---------------------------------------------------------------
+
+    public static final int WRITE_NOT_CACHED = 1;
+    public static final int WRITE_PENDING = 2;
+
+    // -- nativeStats: a long[STATS_COUNT] --------------------------------------------------------
+
+    static final int STAT_HITS = 0;
+    static final int STAT_ABSENT_HITS = 1;
+    static final int STAT_MISSES = 2;
+    static final int STAT_BYPASSED_GETS = 3;
+    static final int STAT_PUTS = 4;
+    static final int STAT_REMOVES = 5;
+    static final int STAT_FILLS = 6;
+    static final int STAT_EVICTIONS = 7;
+    static final int STAT_DIRTY_WRITEBACKS = 8;
+    static final int STAT_TOMBSTONES = 9;
+    static final int STAT_NOT_CACHED = 10;
+    static final int STAT_ENTRIES = 11;
+    static final int STAT_BYTES = 12;
+    static final int STAT_DIRTY_ENTRIES = 13;
+    static final int STAT_DIRTY_BYTES = 14;
+    static final int STAT_BYPASS_ENTERED = 15;
+    static final int STAT_BYPASSED_NOW = 16;
+    static final int STAT_CAPACITY_BYTES = 17;
+    static final int STAT_CAPACITY_ENTRIES = 18;
+    static final int STATS_COUNT = 19;
+
+    // -- nativeQuota: a long[QUOTA_COUNT] --------------------------------------------------------
+
+    static final int QUOTA_BYTES = 0;
+    static final int QUOTA_ENTRIES = 1;
+    static final int QUOTA_COUNT = 2;
+
+    // -- NativeMemoryBudget.nativeJoinedFacts: a long[JOINED_COUNT] ------------------------------
+
+    static final int JOINED_SUBTASKS = 0;
+    static final int JOINED_QUOTA_BYTES = 1;
+    static final int JOINED_QUOTA_ENTRIES = 2;
+    static final int JOINED_COUNT = 3;
+
+    private NativeLayout() {}
+}

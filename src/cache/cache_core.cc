@@ -1,0 +1,393 @@
+// Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+
+#include "cache/cache_core.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace falcon {
+namespace cache_internal {
+
+namespace {
+// The arena asks for transparent huge pages from this capacity on: each
+// chunk is then resident in full (2 MiB), at most a few percent of the cache.
+constexpr uint64_t kHugePageMinCapacity = uint64_t{64} << 20;
+
+inline void CopyBytes(char* dst, const char* src, size_t n) {
+  if (n != 0) std::memcpy(dst, src, n);
+}
+
+inline uint32_t ValueWord(uint32_t vlen, bool absent) {
+  return vlen | (absent ? kAbsentBit : 0);
+}
+}  // namespace
+
+CacheCore::CacheCore(const CacheOptions& options, WriteBackSink* sink,
+                     const BudgetLease* lease, const PolicyTuning& tuning)
+    : policy_(options.policy),
+      options_(options),
+      lease_(lease),
+      index_(options.huge_pages),
+      blocks_(options.block_arena),
+      admission_(tuning),
+      window_(tuning,
+              std::clamp<uint32_t>(options.window_percent, 1, 80) / 100.0),
+      bypass_(options),
+      write_back_(sink, options.write_back_batch, &accounting_, &blocks_) {
+  if (lease_ != nullptr) {
+    RefreshQuota();
+  } else {
+    ApplyCapacity(options.max_bytes, options.max_entries);
+  }
+  const uint64_t guess =
+      limits_.entries != 0 ? limits_.entries : limits_.bytes / 128;
+  ResizeSketch(std::clamp<uint64_t>(guess, 64, 4096));  // <= 32 KiB up front
+}
+
+CacheCore::~CacheCore() {
+  queues_.Clear([this](Entry* e) { blocks_.Free(e); });
+}
+
+uint64_t CacheCore::AllocatedBytes() const {
+  return blocks_.HeldBytes(accounting_.block_bytes()) + index_.bytes() +
+         admission_.bytes() + window_.bytes();
+}
+
+// --- capacity
+// ------------------------------------------------------------------
+
+void CacheCore::ApplyCapacity(uint64_t bytes, uint64_t entries) {
+  // Huge pages where a 2 MiB grain is fine: chunks mapped from now on.
+  blocks_.set_huge_pages(options_.huge_pages && bytes >= kHugePageMinCapacity);
+  limits_.Set(bytes, entries, window_.fraction());
+}
+
+void CacheCore::RefreshQuota() {
+  if (lease_ == nullptr) return;
+  const uint64_t b = lease_->quota_bytes();
+  const uint64_t e = lease_->quota_entries();
+  if (b != lease_bytes_seen_ || e != lease_entries_seen_) {
+    lease_bytes_seen_ = b;
+    lease_entries_seen_ = e;
+    ApplyCapacity(b, e);
+  }
+}
+
+Status CacheCore::ShrinkToQuota() {
+  RefreshQuota();
+  return MakeRoom();
+}
+
+uint64_t CacheCore::AdaptCapacity() const {
+  return limits_.entries != 0 ? limits_.entries
+                              : std::max<uint64_t>(accounting_.entries(), 64);
+}
+
+void CacheCore::ResizeSketch(uint64_t entries) {
+  admission_.Resize(entries);
+  window_.Resize(entries);
+}
+
+// --- writes
+// ----------------------------------------------------------------------
+
+Result<WriteOutcome> CacheCore::Fill(uint32_t state_id, std::string_view key,
+                                     std::string_view value) {
+  if (IsBypassed(state_id)) {
+    accounting_.stats(state_id).not_cached += 1;
+    return WriteOutcome::kNotCached;
+  }
+  return Write(state_id, key, value, /*absent=*/false, /*dirty=*/false);
+}
+
+Result<WriteOutcome> CacheCore::FillAbsent(uint32_t state_id,
+                                           std::string_view key) {
+  if (IsBypassed(state_id)) {
+    accounting_.stats(state_id).not_cached += 1;
+    return WriteOutcome::kNotCached;
+  }
+  return Write(state_id, key, std::string_view(), /*absent=*/true,
+               /*dirty=*/false);
+}
+
+Result<WriteOutcome> CacheCore::Write(uint32_t state_id, std::string_view key,
+                                      std::string_view value, bool absent,
+                                      bool dirty) {
+  if (state_id >= HotStateCache::kMaxStates) {
+    return Status::InvalidArgument("state id >= HotStateCache::kMaxStates");
+  }
+  StateSlot& s = accounting_.Slot(state_id);
+  if (dirty) {
+    if (absent) {
+      s.stats.removes += 1;
+    } else {
+      s.stats.puts += 1;
+    }
+  } else {
+    s.stats.fills += 1;
+  }
+  RefreshQuota();
+  const bool key_ok = key.size() <= HotStateCache::kMaxKeyBytes;
+  uint64_t hash = 0;
+  size_t pos = EntryIndex::kNoSlot;
+  bool counted = false;  // the sketch has seen this access already
+  if (key_ok &&
+      index_.MemoMatches(state_id, key)) {  // update() right after value()
+    hash = index_.memo_hash();
+    pos = index_.memo_pos();
+    counted = true;
+  } else if (key_ok) {
+    hash = HashKey(state_id, key.data(), key.size());
+    pos = index_.Find(state_id, key, hash);
+  }
+  Entry* e = pos != EntryIndex::kNoSlot ? index_.At(pos) : nullptr;
+
+  if (!dirty && e != nullptr)
+    return WriteOutcome::kCached;  // cached version wins
+  const size_t need =
+      HotStateCache::kEntryHeaderBytes + key.size() + value.size();
+  const bool fits = key_ok && value.size() <= HotStateCache::kMaxValueBytes &&
+                    blocks_.ChargeOf(need) <= limits_.bytes;
+  if (!fits || (s.stats.bypassed_now && e == nullptr)) {
+    if (e != nullptr) Discard(e);  // the caller writes the newer version itself
+    s.stats.not_cached += 1;
+    Status st = MakeRoom();
+    if (!st.ok()) return st;
+    return WriteOutcome::kNotCached;
+  }
+  // A write of the key the last get or write touched is the same access
+  // (Flink's value() then update() for one record): counted once.
+  if (tiny_lfu() && dirty && !counted) {
+    if (e != nullptr) {
+      admission_.RecordHit(e);
+    } else {
+      admission_.RecordMiss(hash);
+    }
+  }
+  Status st = e != nullptr ? UpdateInPlace(e, pos, hash, value, absent)
+                           : Insert(state_id, key, hash, value, absent, dirty);
+  if (st.ok()) st = MakeRoom();
+  if (!st.ok()) return st;
+  return WriteOutcome::kCached;
+}
+
+// (Only dirty writes update.) The block is reused when the new value fits
+// and is not too wasteful (an arena block: when the new length has the same
+// size class); a value of the old length always does.
+Status CacheCore::UpdateInPlace(Entry* e, size_t pos, uint64_t hash,
+                                std::string_view value, bool absent) {
+  const bool not_in_db = e->not_in_db();
+  const uint32_t vlen = static_cast<uint32_t>(value.size());
+  if (vlen != e->value_len()) {
+    const size_t need =
+        HotStateCache::kEntryHeaderBytes + e->klen + value.size();
+    const uint64_t usable = e->usable();
+    const bool move = e->in_arena() ? BlockArena::BlockBytes(need) != usable
+                                    : need > usable || need * 2 + 64 < usable;
+    if (move) {
+      e = Relocate(e, pos, need, vlen, absent);
+      if (e == nullptr)
+        return Status::ResourceExhausted("cannot allocate an entry block");
+    }
+  }
+  index_.Remember(e, pos, hash);
+  e->vword = ValueWord(vlen, absent) |
+             (e->vword & (kArenaBit | kRefBit | kHitsMask | kEpochMask));
+  CopyBytes(e->value(), value.data(), value.size());
+  // Removing a key RocksDB never got needs no tombstone: the entry becomes a
+  // clean "known absent". State that lives and dies between two write-backs
+  // (a window's accumulator, a retracted join row) never reaches RocksDB.
+  accounting_.SetDirty(e, !(absent && not_in_db));
+  if (not_in_db) e->bits |= kNotInDbBit;
+  OnHit(e);
+  return Status::OK();
+}
+
+// Same queue position and index slot; the charges follow the new block.
+Entry* CacheCore::Relocate(Entry* e, size_t pos, size_t need, uint32_t vlen,
+                           bool absent) {
+  uint64_t new_usable = 0;
+  bool in_arena = false;
+  Entry* ne = blocks_.Allocate(need, &new_usable, &in_arena);
+  if (ne == nullptr) return nullptr;
+  const uint64_t usable = e->usable();
+  const bool was_dirty = e->dirty();
+  accounting_.SetDirty(e, false);
+  std::memcpy(static_cast<void*>(ne), e,
+              HotStateCache::kEntryHeaderBytes + e->klen);
+  // The new header's length and allocator now, so its charge is the new
+  // block's from here on.
+  ne->vword = ValueWord(vlen, absent) | (in_arena ? kArenaBit : 0) |
+              (e->vword & (kRefBit | kHitsMask | kEpochMask));
+  queues_.Relinked(ne, usable, new_usable);
+  index_.Replace(pos, ne);
+  accounting_.ChangeBlock(ne->state(), usable, new_usable);
+  if (newest_ == e) newest_ = ne;
+  blocks_.Free(e);
+  if (was_dirty) accounting_.SetDirty(ne, true);
+  return ne;
+}
+
+Status CacheCore::Insert(uint32_t state_id, std::string_view key, uint64_t hash,
+                         std::string_view value, bool absent, bool dirty) {
+  index_.ReserveOneMore(accounting_.entries());
+  const size_t need =
+      HotStateCache::kEntryHeaderBytes + key.size() + value.size();
+  uint64_t usable = 0;
+  bool in_arena = false;
+  Entry* e = blocks_.Allocate(need, &usable, &in_arena);
+  if (e == nullptr)
+    return Status::ResourceExhausted("cannot allocate an entry block");
+  e->prev = e->next = nullptr;
+  e->vword = ValueWord(static_cast<uint32_t>(value.size()), absent) |
+             ((admission_.epoch() & 3) << kEpochShift);
+  if (in_arena) e->vword |= kArenaBit;
+  e->klen = static_cast<uint16_t>(key.size());
+  e->bits =
+      static_cast<uint16_t>(state_id | (absent && !dirty ? kNotInDbBit : 0));
+  CopyBytes(e->key(), key.data(), key.size());
+  CopyBytes(e->value(), value.data(), value.size());
+  if (!index_.Insert(e, hash)) {
+    blocks_.Free(e);
+    return Status::ResourceExhausted("a block address beyond 48 bits");
+  }
+  queues_.PushTail(kWindow, e);
+  newest_ = e;
+  accounting_.AddEntry(state_id, usable);
+  if (dirty) accounting_.SetDirty(e, true);
+  if (tiny_lfu() && accounting_.entries() > admission_.sized_for()) {
+    ResizeSketch(admission_.sized_for() + admission_.sized_for() / 4 + 1);
+  }
+  return Status::OK();
+}
+
+// --- eviction
+// --------------------------------------------------------------------
+
+void CacheCore::Detach(Entry* e) {
+  if (e == newest_) newest_ = nullptr;
+  const uint64_t usable = e->usable();
+  queues_.Unlink(e);
+  index_.Erase(index_.FindEntry(e, e->Hash()));
+  accounting_.RemoveEntry(e, usable);
+}
+
+void CacheCore::Discard(Entry* e) {
+  Detach(e);
+  blocks_.Free(e);
+}
+
+void CacheCore::Evict(Entry* e) {
+  accounting_.stats(e->state()).evictions += 1;
+  if (tiny_lfu()) admission_.RecordEviction(e);
+  const bool dirty = e->dirty();
+  Detach(e);
+  if (dirty) {
+    write_back_.AddEvicted(e);  // written back, then freed
+  } else {
+    blocks_.Free(e);
+  }
+}
+
+Status CacheCore::MakeRoom() {
+  if (tiny_lfu()) {
+    EvictTinyLfu();
+  } else {
+    while (OverCapacity()) Evict(queues_.head(kWindow));
+  }
+  return write_back_.EmitEvicted(queues_);
+}
+
+// Window overflow becomes the admission candidates; while over capacity, each
+// candidate meets the main area's victim and the less frequent one leaves.
+void CacheCore::EvictTinyLfu() {
+  Entry* cand = queues_.SpillWindow(
+      limits_, newest_, [this](Entry* e) { admission_.EndWindowPass(e); });
+  while (OverCapacity()) {
+    Entry* victim = queues_.MainVictim(limits_, cand);
+    if (victim == nullptr) {
+      if (cand != nullptr) {
+        Entry* next = cand->next;
+        Evict(cand);
+        cand = next;
+      } else {
+        Evict(queues_.head(kWindow));  // everything is in the window
+      }
+    } else if (cand == nullptr || admission_.Admit(cand, victim)) {
+      if (cand != nullptr) window_.RecordMainVictim(victim->Hash());
+      Evict(victim);
+    } else {
+      window_.RecordRejected(cand->Hash());
+      Entry* next = cand->next;
+      Evict(cand);
+      cand = next;
+    }
+  }
+}
+
+// --- flushes and drops
+// -------------------------------------------------------------
+
+template <class Keep>
+Status CacheCore::WriteBackColdFirst(std::vector<Entry*>* entries,
+                                     Keep&& keep) {
+  queues_.ForEachColdFirst([&](Entry* e) {
+    if (!e->dirty()) return true;
+    return keep(e);
+  });
+  return write_back_.WriteSorted(entries);
+}
+
+Status CacheCore::Flush(uint32_t state_id) {
+  if (state_id >= HotStateCache::kMaxStates) {
+    return Status::InvalidArgument("state id >= HotStateCache::kMaxStates");
+  }
+  const StateSlot* s = accounting_.Find(state_id);
+  if (s == nullptr || s->stats.dirty_entries == 0) return Status::OK();
+  std::vector<Entry*> entries;
+  entries.reserve(s->stats.dirty_entries);
+  return WriteBackColdFirst(&entries, [&](Entry* e) {
+    if (e->state() == state_id) entries.push_back(e);
+    return true;
+  });
+}
+
+Status CacheCore::FlushAll() {
+  if (accounting_.dirty_entries() == 0) return Status::OK();
+  std::vector<Entry*> entries;
+  entries.reserve(accounting_.dirty_entries());
+  return WriteBackColdFirst(&entries, [&](Entry* e) {
+    entries.push_back(e);
+    return true;
+  });
+}
+
+Status CacheCore::WriteBackDirty(uint64_t max_dirty_bytes) {
+  if (accounting_.dirty_bytes() <= max_dirty_bytes) return Status::OK();
+  std::vector<Entry*> entries;
+  uint64_t remaining = accounting_.dirty_bytes();
+  return WriteBackColdFirst(&entries, [&](Entry* e) {
+    entries.push_back(e);
+    remaining -= e->charge();
+    return remaining > max_dirty_bytes;
+  });
+}
+
+void CacheCore::DropState(uint32_t state_id) {
+  const StateSlot* s = accounting_.Find(state_id);
+  if (s == nullptr || s->stats.entries == 0) return;
+  queues_.ForEachColdFirst([&](Entry* e) {
+    if (e->state() == state_id) Discard(e);
+    return true;
+  });
+}
+
+void CacheCore::Clear() {
+  queues_.Clear([this](Entry* e) { blocks_.Free(e); });
+  index_.Reset();  // releases a grown index
+  newest_ = nullptr;
+  accounting_.ClearEntries();
+}
+
+}  // namespace cache_internal
+}  // namespace falcon

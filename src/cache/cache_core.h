@@ -1,0 +1,208 @@
+// Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+//
+// The cache behind HotStateCache (include/falcon/hot_state_cache.h, whose
+// contract it implements): it ties the units together and owns the order of
+// their steps.
+//
+//   EntryIndex        Robin Hood index + memo           entry_index.h
+//   EntryQueues       window / probation / protected    entry_queues.h
+//   EntryAllocator    blocks: arena or malloc, charges  entry_allocator.h
+//   Accounting        charges, dirty bytes, statistics  accounting.h
+//   TinyLfuAdmission  frequency sketch, admission       admission_policy.h
+//   WindowAdapter     climber + ghosts                  window_adapter.h
+//   BypassTracker     per-state bypass                  bypass_tracker.h
+//   WriteBack         batches to the sink               write_back.h
+//
+// Get() is defined in this header so that HotStateCache::Get inlines it and
+// everything it calls on a hit (hash, probe, hit count, bypass counter).
+// bench/cache_sim and the tests build a CacheCore directly: the first to set
+// PolicyTuning, the second to change the capacity without a lease
+// (ApplyCapacity, then ShrinkToQuota).
+//
+// Thread-safety: none (one task thread).
+
+#ifndef FALCON_SRC_CACHE_CACHE_CORE_H_
+#define FALCON_SRC_CACHE_CACHE_CORE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "cache/accounting.h"
+#include "cache/admission_policy.h"
+#include "cache/bypass_tracker.h"
+#include "cache/entry.h"
+#include "cache/entry_allocator.h"
+#include "cache/entry_index.h"
+#include "cache/entry_queues.h"
+#include "cache/policy_tuning.h"
+#include "cache/window_adapter.h"
+#include "cache/write_back.h"
+#include "falcon/hot_state_cache.h"
+
+namespace falcon {
+namespace cache_internal {
+
+class CacheCore {
+ public:
+  CacheCore(const CacheOptions& options, WriteBackSink* sink,
+            const BudgetLease* lease = nullptr,
+            const PolicyTuning& tuning = PolicyTuning());
+  ~CacheCore();
+  CacheCore(const CacheCore&) = delete;
+  CacheCore& operator=(const CacheCore&) = delete;
+
+  inline GetResult Get(uint32_t state_id, std::string_view key);
+  Result<WriteOutcome> Put(uint32_t state_id, std::string_view key,
+                           std::string_view value) {
+    return Write(state_id, key, value, /*absent=*/false, /*dirty=*/true);
+  }
+  Result<WriteOutcome> Remove(uint32_t state_id, std::string_view key) {
+    return Write(state_id, key, std::string_view(), /*absent=*/true,
+                 /*dirty=*/true);
+  }
+  Result<WriteOutcome> Fill(uint32_t state_id, std::string_view key,
+                            std::string_view value);
+  Result<WriteOutcome> FillAbsent(uint32_t state_id, std::string_view key);
+
+  Status Flush(uint32_t state_id);
+  Status FlushAll();
+  Status WriteBackDirty(uint64_t max_dirty_bytes);
+  void DropState(uint32_t state_id);
+  void Clear();
+  // Re-reads the lease quota (if any) and evicts down to the capacity.
+  Status ShrinkToQuota();
+  // New bounds; the next write or ShrinkToQuota evicts down to them. Set
+  // from the lease; without one, only tests call it.
+  void ApplyCapacity(uint64_t bytes, uint64_t entries);
+
+  CacheStats Stats(uint32_t state_id) const {
+    return accounting_.Stats(state_id);
+  }
+  CacheStats TotalStats() const { return accounting_.Total(); }
+  bool IsBypassed(uint32_t state_id) const {
+    const StateSlot* s = accounting_.Find(state_id);
+    return s != nullptr && s->stats.bypassed_now;
+  }
+
+  uint64_t bytes() const { return accounting_.bytes(); }
+  uint64_t entries() const { return accounting_.entries(); }
+  uint64_t dirty_bytes() const { return accounting_.dirty_bytes(); }
+  uint64_t capacity_bytes() const { return limits_.bytes; }
+  uint64_t capacity_entries() const { return limits_.entries; }
+  CachePolicy policy() const { return policy_; }
+  double window_fraction() const { return window_.fraction(); }
+  uint64_t AllocatedBytes() const;
+
+ private:
+  bool tiny_lfu() const { return policy_ == CachePolicy::kWTinyLfu; }
+  bool OverCapacity() const {
+    return accounting_.bytes() > limits_.bytes ||
+           (limits_.entries != 0 && accounting_.entries() > limits_.entries);
+  }
+  // The capacity in entries the window adaptation scales its steps by.
+  uint64_t AdaptCapacity() const;
+  void RefreshQuota();
+  void ResizeSketch(uint64_t entries);
+
+  Result<WriteOutcome> Write(uint32_t state_id, std::string_view key,
+                             std::string_view value, bool absent, bool dirty);
+  Status UpdateInPlace(Entry* e, size_t pos, uint64_t hash,
+                       std::string_view value, bool absent);
+  // Moves e to a block of `need` bytes; returns the new block or null.
+  Entry* Relocate(Entry* e, size_t pos, size_t need, uint32_t vlen,
+                  bool absent);
+  Status Insert(uint32_t state_id, std::string_view key, uint64_t hash,
+                std::string_view value, bool absent, bool dirty);
+  // A hit: LRU moves the entry to the MRU end; W-TinyLFU only marks it
+  // referenced (the reordering happens at eviction).
+  void OnHit(Entry* e) {
+    if (!tiny_lfu()) {
+      queues_.MoveToTail(e);
+    } else if (!e->referenced()) {
+      e->set_referenced();
+    }
+  }
+
+  // Unlinks e from its queue and the index and takes it off the books; the
+  // block stays allocated.
+  void Detach(Entry* e);
+  void Discard(Entry* e);
+  void Evict(Entry* e);
+  // Evicts down to the capacity; dirty victims (and the write-ahead) reach
+  // the sink.
+  Status MakeRoom();
+  void EvictTinyLfu();
+  template <class Keep>
+  Status WriteBackColdFirst(std::vector<Entry*>* entries, Keep&& keep);
+
+  const CachePolicy policy_;
+  const CacheOptions options_;
+  const BudgetLease* const lease_;
+  uint64_t lease_bytes_seen_ = ~0ull;
+  uint64_t lease_entries_seen_ = ~0ull;
+  SegmentLimits limits_;
+  EntryIndex index_;
+  EntryQueues queues_;
+  EntryAllocator blocks_;
+  Accounting accounting_;
+  TinyLfuAdmission admission_;
+  WindowAdapter window_;
+  BypassTracker bypass_;
+  WriteBack write_back_;
+  Entry* newest_ = nullptr;  // the entry inserted last, while it is cached
+};
+
+inline GetResult CacheCore::Get(uint32_t state_id, std::string_view key) {
+  if (state_id >= HotStateCache::kMaxStates)
+    return GetResult{Lookup::kBypass, nullptr, 0};
+  StateSlot& s = accounting_.Slot(state_id);
+  if (key.size() > HotStateCache::kMaxKeyBytes) {
+    s.stats.bypassed += 1;
+    return GetResult{Lookup::kBypass, nullptr, 0};
+  }
+  const uint64_t hash = HashKey(state_id, key.data(), key.size());
+  const bool bypassed = s.stats.bypassed_now;
+  const size_t pos = index_.Find(state_id, key, hash);
+  const bool hit = pos != EntryIndex::kNoSlot;
+  if (tiny_lfu() && !bypassed) {
+    if (hit) {
+      admission_.RecordHit(index_.At(pos));
+    } else {
+      admission_.RecordMiss(hash);
+    }
+    if (options_.adaptive_window) {
+      if (window_.Sample(hit) && window_.EndPeriod(AdaptCapacity())) {
+        ApplyCapacity(limits_.bytes, limits_.entries);
+      }
+      if (!hit && window_.OnMiss(hash, admission_.sketch(), AdaptCapacity())) {
+        ApplyCapacity(limits_.bytes, limits_.entries);
+      }
+    }
+  }
+  if (hit) {
+    Entry* e = index_.At(pos);
+    index_.Remember(e, pos, hash);
+    OnHit(e);
+    bypass_.CountGet(s.bypass, s.stats, true);
+    if (e->absent()) {
+      s.stats.absent_hits += 1;
+      return GetResult{Lookup::kAbsent, nullptr, 0};
+    }
+    s.stats.hits += 1;
+    return GetResult{Lookup::kHit, e->value(), e->value_len()};
+  }
+  bypass_.CountGet(s.bypass, s.stats, false);
+  if (bypassed) {
+    s.stats.bypassed += 1;
+    return GetResult{Lookup::kBypass, nullptr, 0};
+  }
+  s.stats.misses += 1;
+  return GetResult{Lookup::kMiss, nullptr, 0};
+}
+
+}  // namespace cache_internal
+}  // namespace falcon
+
+#endif  // FALCON_SRC_CACHE_CACHE_CORE_H_
