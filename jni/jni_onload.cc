@@ -20,6 +20,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* /*reserved*/) {
       &falcon::jni::RegisterFalconNative,
       &falcon::jni::RegisterTuningAdvisor,
       &falcon::jni::RegisterHotStateCache,
+      &falcon::jni::RegisterMapCache,
       &falcon::jni::RegisterMemoryBudget,
   };
   for (Register reg : kRegistrations) {

@@ -16,7 +16,7 @@
 
 namespace falcon::jni::layout {
 
-constexpr jint kLayoutVersion = 1;
+constexpr jint kLayoutVersion = 2;
 
 // A write-back record, as NativeHotStateCache.drain() hands them to Java
 // (native byte order): int32 state id | int32 key length | int32 value length
@@ -72,6 +72,26 @@ enum StatsField : jsize {
   kStatsCount,
 };
 static_assert(kStatsCount == 19, "NativeLayout.STATS_COUNT");
+
+// NativeMapCache's answers. nativeGet: a hit's value length (>= 0), or
+// kGetMiss (the map is not cached), kGetAbsent (cached, no such user key),
+// kGetBypass, kMapOversized (too large to cache: use RocksDB), or
+// kGetNeedBuffer - size. nativeIsEmpty: 1 (empty) or 0, else the same codes.
+constexpr jint kMapOversized = -5;
+// nativeScan writes io[0, 4) = records (int32), io[4] = more (0/1), and the
+// packed records from io[kScanHeaderBytes]; it returns their bytes, or a
+// code as nativeGet's (kGetNeedBuffer - size: the next record alone needs
+// an io buffer of kScanHeaderBytes + size).
+constexpr size_t kScanHeaderBytes = 8;
+
+// NativeMapCache.nativeStats fills a long[kMapStatsCount].
+enum MapStatsField : jsize {
+  kMapStatLoads = 0,
+  kMapStatLoadedEntries,
+  kMapStatOversized,
+  kMapStatNotCachedOps,
+  kMapStatsCount,
+};
 
 // nativeQuota fills a long[kQuotaCount].
 enum QuotaField : jsize { kQuotaBytes = 0, kQuotaEntries, kQuotaCount };

@@ -43,6 +43,7 @@ bool RegisterClassNatives(JNIEnv* env, const char* class_name,
 bool RegisterFalconNative(JNIEnv* env);
 bool RegisterTuningAdvisor(JNIEnv* env);
 bool RegisterHotStateCache(JNIEnv* env);
+bool RegisterMapCache(JNIEnv* env);
 bool RegisterMemoryBudget(JNIEnv* env);
 
 }  // namespace falcon::jni

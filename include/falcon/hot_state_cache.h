@@ -31,6 +31,7 @@ namespace falcon {
 namespace cache_internal {
 class CacheCore;  // src/cache/cache_core.h
 }  // namespace cache_internal
+class MapCache;
 
 // One dirty entry handed to a WriteBackSink; views valid during Write() only.
 struct DirtyEntry {
@@ -190,6 +191,7 @@ class HotStateCache {
   static uint64_t ChargeFor(size_t key_size, size_t value_size);
 
  private:
+  friend class MapCache;  // include/falcon/map_cache.h
   std::unique_ptr<cache_internal::CacheCore> core_;
 };
 

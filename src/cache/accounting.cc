@@ -2,6 +2,8 @@
 
 #include "cache/accounting.h"
 
+#include "cache/map_body.h"
+
 namespace falcon {
 namespace cache_internal {
 
@@ -84,6 +86,22 @@ void Accounting::ChangeBlock(uint32_t state, uint64_t old_usable,
   block_bytes_ = block_bytes_ - old_usable + new_usable;
   CacheStats& st = states_[state].stats;
   st.bytes = st.bytes - old_usable + new_usable;
+}
+
+void Accounting::WrittenBack(const Entry* e) {
+  StateSlot& s = states_[e->state()];
+  if (!s.is_map) {
+    s.stats.dirty_writebacks += 1;
+    if (e->absent()) s.stats.tombstones += 1;
+    return;
+  }
+  const MapBodyView body(e->value(), e->value_len());
+  for (uint32_t i = 0; i < body.count(); ++i) {
+    const MapRecord r = body.At(i);
+    if (!r.dirty()) continue;
+    s.stats.dirty_writebacks += 1;
+    if (!r.live()) s.stats.tombstones += 1;
+  }
 }
 
 void Accounting::ClearEntries() {

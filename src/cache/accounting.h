@@ -19,6 +19,7 @@
 #include "cache/bypass_tracker.h"
 #include "cache/entry.h"
 #include "falcon/hot_state_cache.h"
+#include "falcon/map_cache.h"
 
 namespace falcon {
 namespace cache_internal {
@@ -26,6 +27,10 @@ namespace cache_internal {
 struct StateSlot {
   CacheStats stats;
   BypassState bypass;
+  MapStats map;
+  // A MapState's id: its entries are maps (map_body.h), written back record
+  // by record.
+  bool is_map = false;
   StateSlot() { stats.window_hit_ratio = -1.0; }
 };
 
@@ -57,12 +62,10 @@ class Accounting {
   // The state's entry moved from a block of `old_usable` to one of
   // `new_usable` (its dirty charge is moved by the caller via SetDirty).
   void ChangeBlock(uint32_t state, uint64_t old_usable, uint64_t new_usable);
-  // Counts an entry handed to the sink and written.
-  void WrittenBack(const Entry* e) {
-    CacheStats& st = states_[e->state()].stats;
-    st.dirty_writebacks += 1;
-    if (e->absent()) st.tombstones += 1;
-  }
+  // Counts an entry handed to the sink and written (a map: its dirty
+  // records).
+  void WrittenBack(const Entry* e);
+  bool IsMap(const Entry* e) const { return states_[e->state()].is_map; }
   // No entries any more (Clear): zero charges, reset every state's bypass.
   void ClearEntries();
 

@@ -36,6 +36,7 @@
 #include "cache/entry_allocator.h"
 #include "cache/entry_index.h"
 #include "cache/entry_queues.h"
+#include "cache/map_body.h"
 #include "cache/policy_tuning.h"
 #include "cache/window_adapter.h"
 #include "cache/write_back.h"
@@ -76,6 +77,29 @@ class CacheCore {
   // New bounds; the next write or ShrinkToQuota evicts down to them. Set
   // from the lease; without one, only tests call it.
   void ApplyCapacity(uint64_t bytes, uint64_t entries);
+
+  // --- MapState (cache_core_maps.cc, include/falcon/map_cache.h). A map is
+  // an entry of a map state: key = the map's prefix, value = a MapBody; the
+  // oversized marker is an absent entry. Get(state, prefix) finds a map and
+  // counts the access; MapPeek does not count.
+  enum class MapOp : uint8_t { kPut, kRemove, kClear };
+  GetResult MapPeek(uint32_t state_id, std::string_view prefix) const;
+  Result<WriteOutcome> MapLoad(uint32_t state_id, std::string_view prefix,
+                               std::string_view packed, uint32_t count,
+                               uint64_t max_map_bytes);
+  Result<WriteOutcome> MapWrite(uint32_t state_id, std::string_view prefix,
+                                MapOp op, std::string_view user_key,
+                                std::string_view value,
+                                uint64_t max_map_bytes);
+  MapStats MapStatsOf(uint32_t state_id) const {
+    const StateSlot* s = accounting_.Find(state_id);
+    return s == nullptr ? MapStats() : s->map;
+  }
+  void CountMapNotCached(uint32_t state_id) {
+    if (state_id < HotStateCache::kMaxStates) {
+      accounting_.Slot(state_id).map.not_cached_ops += 1;
+    }
+  }
 
   CacheStats Stats(uint32_t state_id) const {
     return accounting_.Stats(state_id);
@@ -125,6 +149,14 @@ class CacheCore {
     }
   }
 
+  // Puts a new body (or value) into e, relocating the block when its size
+  // class changes; sets the entry's dirty bit to `dirty`.
+  Status ReplaceValue(Entry* e, size_t pos, std::string_view value,
+                      bool absent, bool dirty);
+  // A map grown over its cap: its dirty records (`body`) go to the sink now,
+  // and the entry becomes the clean oversized marker.
+  Status Oversize(Entry* e, size_t pos, std::string_view body);
+
   // Unlinks e from its queue and the index and takes it off the books; the
   // block stays allocated.
   void Detach(Entry* e);
@@ -152,6 +184,7 @@ class CacheCore {
   BypassTracker bypass_;
   WriteBack write_back_;
   Entry* newest_ = nullptr;  // the entry inserted last, while it is cached
+  MapBodyBuilder map_builder_;  // reused by the map writes
 };
 
 inline GetResult CacheCore::Get(uint32_t state_id, std::string_view key) {

@@ -2,6 +2,8 @@
 
 #include "cache/write_back.h"
 
+#include <cstring>
+
 #include <algorithm>
 #include <string_view>
 
@@ -15,30 +17,91 @@ WriteBack::WriteBack(WriteBackSink* sink, uint32_t batch,
   chunk_.reserve(HotStateCache::kMaxBatch);
 }
 
+// Value entries go to the sink in chunks of kMaxBatch; a map's records go in
+// chunks of their own (WriteMap), between them.
 template <class Done>
 Status WriteBack::WriteInChunks(Entry* const* entries, size_t n, Done&& done) {
   Status status;
-  for (size_t i = 0; i < n;) {
-    const size_t end = std::min(n, i + HotStateCache::kMaxBatch);
+  size_t chunk_start = 0;  // entries[chunk_start, i) are in chunk_
+  auto write_chunk = [&](size_t end) {
     bool written = false;
-    if (status.ok()) {
-      chunk_.clear();
-      for (size_t j = i; j < end; ++j) {
-        const Entry* e = entries[j];
-        chunk_.push_back(DirtyEntry{
-            e->state(), e->key_view(),
-            e->absent() ? std::string_view()
-                        : std::string_view(e->value(), e->value_len()),
-            e->absent()});
-      }
+    if (status.ok() && !chunk_.empty()) {
       status = sink_->Write(chunk_.data(), chunk_.size());
       written = status.ok();
     }
-    for (size_t j = i; j < end; ++j) done(j, entries[j], written);
-    i = end;
+    for (size_t j = chunk_start; j < end; ++j) done(j, entries[j], written);
+    chunk_.clear();
+    chunk_start = end;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    Entry* e = entries[i];
+    if (accounting_->IsMap(e)) {
+      write_chunk(i);
+      bool written = false;
+      if (status.ok()) {
+        status = WriteMap(e->state(), e->key_view(),
+                          MapBodyView(e->value(), e->value_len()));
+        written = status.ok();
+      }
+      done(i, e, written);
+      chunk_start = i + 1;
+      continue;
+    }
+    if (status.ok()) {
+      chunk_.push_back(DirtyEntry{
+          e->state(), e->key_view(),
+          e->absent() ? std::string_view()
+                      : std::string_view(e->value(), e->value_len()),
+          e->absent()});
+    }
+    if (chunk_.size() == HotStateCache::kMaxBatch) write_chunk(i + 1);
   }
-  chunk_.clear();
+  write_chunk(n);
   return status;
+}
+
+Status WriteBack::WriteMap(uint32_t state, std::string_view prefix,
+                           const MapBodyView& body) {
+  // Every dirty record's full key, laid out first: the chunk's views point
+  // into this buffer, which must not move while the chunk is built.
+  size_t key_bytes = 0;
+  for (uint32_t i = 0; i < body.count(); ++i) {
+    const MapRecord r = body.At(i);
+    if (r.dirty()) key_bytes += prefix.size() + r.key.size();
+  }
+  if (key_bytes == 0) return Status::OK();
+  map_keys_.resize(key_bytes);
+  char* out = map_keys_.data();
+  chunk_.clear();
+  for (uint32_t i = 0; i < body.count(); ++i) {
+    const MapRecord r = body.At(i);
+    if (!r.dirty()) continue;
+    std::memcpy(out, prefix.data(), prefix.size());
+    if (!r.key.empty()) {
+      std::memcpy(out + prefix.size(), r.key.data(), r.key.size());
+    }
+    const std::string_view key(out, prefix.size() + r.key.size());
+    out += key.size();
+    chunk_.push_back(DirtyEntry{state, key,
+                                r.live() ? r.value : std::string_view(),
+                                !r.live()});
+    if (chunk_.size() == HotStateCache::kMaxBatch) {
+      Status st = sink_->Write(chunk_.data(), chunk_.size());
+      chunk_.clear();
+      if (!st.ok()) return st;
+    }
+  }
+  Status st;
+  if (!chunk_.empty()) st = sink_->Write(chunk_.data(), chunk_.size());
+  chunk_.clear();
+  return st;
+}
+
+void WriteBack::Cleaned(Entry* e) {
+  if (accounting_->IsMap(e) && !e->absent()) {
+    MarkWrittenBack(e->value(), e->value_len());
+  }
+  accounting_->SetDirty(e, false);
 }
 
 // The dirty entries among the next eviction candidates: the window head
@@ -71,7 +134,7 @@ Status WriteBack::EmitEvicted(const EntryQueues& queues) {
         if (j < evicted) {
           blocks_->Free(e);  // detached: freed whatever the sink said
         } else if (written) {
-          accounting_->SetDirty(e, false);
+          Cleaned(e);
         }
       });
   victims_.clear();
@@ -88,7 +151,7 @@ Status WriteBack::WriteSorted(std::vector<Entry*>* entries) {
                        [&](size_t, Entry* e, bool written) {
                          if (!written) return;
                          accounting_->WrittenBack(e);
-                         accounting_->SetDirty(e, false);
+                         Cleaned(e);
                        });
 }
 

@@ -25,6 +25,7 @@
 #include "cache/entry.h"
 #include "cache/entry_allocator.h"
 #include "cache/entry_queues.h"
+#include "cache/map_body.h"
 #include "falcon/hot_state_cache.h"
 #include "falcon/status.h"
 
@@ -46,6 +47,10 @@ class WriteBack {
   // Writes back `entries` (dirty, cached), sorted by state then key bytes;
   // they become clean.
   [[nodiscard]] Status WriteSorted(std::vector<Entry*>* entries);
+  // Hands the dirty records of one map (map_body.h) to the sink, in key
+  // order: key = prefix + user key; a tombstone is a delete.
+  [[nodiscard]] Status WriteMap(uint32_t state, std::string_view prefix,
+                                const MapBodyView& body);
 
  private:
   void CollectWriteAhead(const EntryQueues& queues);
@@ -59,7 +64,11 @@ class WriteBack {
   Accounting* const accounting_;
   EntryAllocator* const blocks_;
   std::vector<Entry*> victims_;    // evicted first, then written ahead
+  // After entry e was written back: a map's records become clean too.
+  void Cleaned(Entry* e);
+
   std::vector<DirtyEntry> chunk_;  // reused scratch
+  std::vector<char> map_keys_;     // prefix + user key of a map's records
 };
 
 }  // namespace cache_internal

@@ -175,7 +175,9 @@ final class FalconKeyedBackendBuilder<K> {
             if (budget != null) {
                 logCacheBudget(budget);
                 nativeCache = settings.cache().createNativeCache(budget.takeLease());
-                cache = new HotStateCacheManager<>(rocksDb, nativeCache, budget, metricGroup);
+                cache =
+                        new HotStateCacheManager<>(
+                                rocksDb, nativeCache, settings.cache(), budget, metricGroup);
                 // The manager owns both from here.
                 nativeCache = null;
                 budget = null;

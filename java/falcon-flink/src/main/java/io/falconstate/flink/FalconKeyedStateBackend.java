@@ -27,6 +27,7 @@ import org.apache.flink.runtime.state.SavepointResources;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTransformFactory;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
+import org.apache.flink.runtime.state.internal.InternalMapState;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.util.FlinkRuntimeException;
 
@@ -161,9 +162,26 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     @SuppressWarnings({"unchecked", "rawtypes"})
     private <S extends State, SV, IS extends S> IS maybeCached(
             StateDescriptor<S, SV> stateDesc, IS state, int requiredKeyLength) {
-        if (cache == null
-                || stateDesc.getType() != StateDescriptor.Type.VALUE
-                || stateDesc.isQueryable()
+        if (cache == null || stateDesc.isQueryable()) {
+            return state;
+        }
+        if (stateDesc.getType() == StateDescriptor.Type.MAP
+                && state instanceof InternalMapState
+                && cache.settings().mapStateEnabled()) {
+            boolean firstTime = !cache.isCached(stateDesc.getName());
+            IS cached =
+                    (IS)
+                            cache.wrapMap(
+                                    stateDesc.getName(),
+                                    (InternalMapState) state,
+                                    cache.settings().maxBytesPerMap());
+            if (firstTime) {
+                CacheQuota quota = cache.quota();
+                FalconLog.logCachedMapState(stateDesc.getName(), quota.bytes(), quota.entries());
+            }
+            return cached;
+        }
+        if (stateDesc.getType() != StateDescriptor.Type.VALUE
                 || !(state instanceof InternalValueState)) {
             return state;
         }

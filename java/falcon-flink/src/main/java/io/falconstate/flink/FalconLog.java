@@ -195,6 +195,32 @@ public final class FalconLog {
                 + ")";
     }
 
+    /**
+     * {@code [FALCON] <<state>, MAP> falcon cache enabled, <N> maps (<bytes>)}: what the subtask's
+     * cache can hold now, shared by all its cached states. {@code N} is the bytes divided by the
+     * charge of a typical map ({@value CacheBudgets#TYPICAL_MAP_ENTRIES} entries of {@value
+     * CacheBudgets#TYPICAL_ENTRY_BYTES} bytes of key and value under a {@value
+     * CacheBudgets#TYPICAL_MAP_PREFIX_BYTES}-byte prefix), capped by the entry quota when one is
+     * set (a map is one entry).
+     */
+    public static String cachedMapStateLine(String stateName, long quotaBytes, long quotaEntries) {
+        long maps = CacheBudgets.estimateMaps(quotaBytes, quotaEntries);
+        return "[FALCON] <"
+                + stateName
+                + ", MAP> falcon cache enabled, "
+                + maps
+                + " maps ("
+                + bytes(quotaBytes)
+                + ")";
+    }
+
+    /** Logs {@link #cachedMapStateLine} at INFO (once per state and keyed backend). */
+    static void logCachedMapState(String stateName, long quotaBytes, long quotaEntries) {
+        if (LOG.isInfoEnabled()) {
+            LOG.info(cachedMapStateLine(stateName, quotaBytes, quotaEntries));
+        }
+    }
+
     /** Logs {@link #taskManagerCacheLine} at INFO, the first time per JVM only. */
     static void logTaskManagerCacheOnce(int slots, long slotBytes, long slotEntries) {
         if (TASKMANAGER_CACHE_LOGGED.compareAndSet(false, true)) {

@@ -136,6 +136,28 @@ public final class FalconOptions {
                                     + "stalls are a concern; the cache's entry blocks then stay on "
                                     + "4 kb pages, even where that setting is 'always'.");
 
+    public static final ConfigOption<Boolean> CACHE_MAP_STATE_ENABLED =
+            ConfigOptions.key(PREFIX + "cache.map-state.enabled")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "With the hot-state cache on, also caches MapState (not queryable "
+                                    + "ones), a whole user map at a time: reads and iteration of a "
+                                    + "cached map skip RocksDB, writes stay in the cache until the "
+                                    + "map is evicted or a snapshot flushes them. Maps over "
+                                    + "cache.map-state.max-bytes-per-map go to RocksDB as on the "
+                                    + "stock backend.");
+
+    public static final ConfigOption<MemorySize> CACHE_MAP_STATE_MAX_BYTES_PER_MAP =
+            ConfigOptions.key(PREFIX + "cache.map-state.max-bytes-per-map")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("64kb"))
+                    .withDescription(
+                            "The largest user map the cache holds: its serialized user keys and "
+                                    + "values plus 12 bytes per entry. A larger map is read and "
+                                    + "written in RocksDB (a small marker remembers it, so it is "
+                                    + "not scanned again). Allowed: 1 kb to 8 mb.");
+
     // -- column-family tuning (io.falconstate.flink.tuning) ----------------------------------
 
     public static final ConfigOption<String> TUNING_VALUE_STATE_HASH_MEMTABLE =
@@ -288,6 +310,8 @@ public final class FalconOptions {
                         CACHE_MAX_DIRTY_BYTES,
                         CACHE_BYPASS_HIT_RATIO,
                         CACHE_HUGE_PAGES,
+                        CACHE_MAP_STATE_ENABLED,
+                        CACHE_MAP_STATE_MAX_BYTES_PER_MAP,
                         TUNING_VALUE_STATE_HASH_MEMTABLE,
                         TUNING_VALUE_STATE_INPLACE_UPDATE,
                         TUNING_MAP_STATE_RANGE_FILTER));

@@ -41,6 +41,23 @@ public final class CacheBudgets {
     /** Key + value bytes of the typical entry the "<N> states" estimates assume. */
     public static final long TYPICAL_ENTRY_BYTES = 88;
 
+    /** The typical map of the MapState log line: this many entries of the typical size... */
+    public static final int TYPICAL_MAP_ENTRIES = 4;
+
+    /** ...under a prefix (key group, key, namespace) of this many bytes. */
+    public static final int TYPICAL_MAP_PREFIX_BYTES = 16;
+
+    /** Maps of the typical size the quota holds, capped by the entry quota (0: none). */
+    public static long estimateMaps(long quotaBytes, long quotaEntries) {
+        long charge =
+                NativeMapCache.chargeFor(
+                        TYPICAL_MAP_PREFIX_BYTES,
+                        TYPICAL_MAP_ENTRIES,
+                        (int) (TYPICAL_MAP_ENTRIES * TYPICAL_ENTRY_BYTES));
+        long maps = quotaBytes / charge;
+        return quotaEntries > 0 ? Math.min(maps, quotaEntries) : maps;
+    }
+
     private CacheBudgets() {}
 
     /** {@code taskmanager.numberOfTaskSlots} of this TaskManager (at least 1). */

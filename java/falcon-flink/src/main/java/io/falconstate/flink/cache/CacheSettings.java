@@ -24,7 +24,7 @@ import java.util.Locale;
  */
 public final class CacheSettings implements Serializable {
 
-    private static final long serialVersionUID = 3L;
+    private static final long serialVersionUID = 4L;
 
     /** Gets per measurement window of the adaptive bypass. */
     static final int BYPASS_WINDOW = 20_000;
@@ -37,6 +37,11 @@ public final class CacheSettings implements Serializable {
 
     private static final long MAX_BYTES = 1L << 40;
 
+    private static final long MIN_BYTES_PER_MAP = 1L << 10;
+
+    /** A map body is one cache entry value: at most 8 MiB - 1 bytes. */
+    private static final long MAX_BYTES_PER_MAP = (8L << 20) - 1;
+
     private final String policy;
     private final double managedMemoryShare;
     private final long entriesPerTaskManager;
@@ -45,6 +50,8 @@ public final class CacheSettings implements Serializable {
     private final long maxDirtyBytes;
     private final double bypassHitRatio;
     private final boolean hugePages;
+    private final boolean mapStateEnabled;
+    private final long maxBytesPerMap;
 
     private CacheSettings(
             String policy,
@@ -54,7 +61,9 @@ public final class CacheSettings implements Serializable {
             long fixedEntriesPerSubtask,
             long maxDirtyBytes,
             double bypassHitRatio,
-            boolean hugePages) {
+            boolean hugePages,
+            boolean mapStateEnabled,
+            long maxBytesPerMap) {
         this.policy = policy;
         this.managedMemoryShare = managedMemoryShare;
         this.entriesPerTaskManager = entriesPerTaskManager;
@@ -63,6 +72,8 @@ public final class CacheSettings implements Serializable {
         this.maxDirtyBytes = maxDirtyBytes;
         this.bypassHitRatio = bypassHitRatio;
         this.hugePages = hugePages;
+        this.mapStateEnabled = mapStateEnabled;
+        this.maxBytesPerMap = maxBytesPerMap;
     }
 
     /** Reads and validates; a bad value fails with the key, the value and the allowed range. */
@@ -106,6 +117,13 @@ public final class CacheSettings implements Serializable {
                             "%s: %s is out of range; allowed: 0 (off) up to but excluding 1",
                             FalconOptions.CACHE_BYPASS_HIT_RATIO.key(), bypass));
         }
+        MemorySize perMap = config.get(FalconOptions.CACHE_MAP_STATE_MAX_BYTES_PER_MAP);
+        if (perMap.getBytes() < MIN_BYTES_PER_MAP || perMap.getBytes() > MAX_BYTES_PER_MAP) {
+            throw new IllegalConfigurationException(
+                    String.format(
+                            "%s: %s is out of range; allowed: 1 kb to 8 mb",
+                            FalconOptions.CACHE_MAP_STATE_MAX_BYTES_PER_MAP.key(), perMap));
+        }
         return new CacheSettings(
                 policy,
                 share,
@@ -114,7 +132,9 @@ public final class CacheSettings implements Serializable {
                 entries,
                 dirty,
                 bypass,
-                FalconOptions.readBoolean(config, FalconOptions.CACHE_HUGE_PAGES));
+                FalconOptions.readBoolean(config, FalconOptions.CACHE_HUGE_PAGES),
+                FalconOptions.readBoolean(config, FalconOptions.CACHE_MAP_STATE_ENABLED),
+                perMap.getBytes());
     }
 
     private static long checkBytes(
@@ -181,6 +201,16 @@ public final class CacheSettings implements Serializable {
         return hugePages;
     }
 
+    /** Whether MapStates are cached too. */
+    public boolean mapStateEnabled() {
+        return mapStateEnabled;
+    }
+
+    /** The largest user map cached, in body bytes (keys, values, 12 bytes per entry). */
+    public long maxBytesPerMap() {
+        return maxBytesPerMap;
+    }
+
     int policyCode() {
         return policy.equals("lru")
                 ? NativeHotStateCache.POLICY_LRU
@@ -228,6 +258,10 @@ public final class CacheSettings implements Serializable {
                 + bypassHitRatio
                 + ", hugePages="
                 + hugePages
+                + ", mapStateEnabled="
+                + mapStateEnabled
+                + ", maxBytesPerMap="
+                + maxBytesPerMap
                 + '}';
     }
 }

@@ -8,10 +8,12 @@ import io.falconstate.flink.CacheFlushHook;
 import org.apache.flink.contrib.streaming.state.FalconRocksDBAccess;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.state.internal.InternalMapState;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.util.FlinkRuntimeException;
 
 import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteOptions;
@@ -45,7 +47,13 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     private final NativeHotStateCache cache;
     private final CacheKeyBuilder<K> keyBuilder;
     private final WriteBackWriter writer;
+    private final NativeMapCache maps;
+    private final CacheSettings settings;
+    private final ReadOptions readOptions;
     private final Map<String, CachedValueState<K, ?, ?>> states = new HashMap<>();
+    private final Map<String, CachedMapState<K, ?, ?, ?>> mapStates = new HashMap<>();
+    /** The state id of every cached state, ValueState or MapState, by name. */
+    private final Map<String, Integer> stateIds = new HashMap<>();
     private int nextStateId;
     private boolean released;
 
@@ -60,6 +68,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     // and at every flushAll (every snapshot), so no native call ever runs off the task thread.
     private volatile boolean statsWanted;
     private volatile CacheStats[] statsSnapshot = new CacheStats[0];
+    private volatile MapCacheStats[] mapStatsSnapshot = new MapCacheStats[0];
     private volatile long lastFlushNanos;
     private volatile long lastFlushBytes;
     private volatile long flushCount;
@@ -73,8 +82,10 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     public HotStateCacheManager(
             RocksDBKeyedStateBackend<K> rocksDb,
             NativeHotStateCache cache,
+            CacheSettings settings,
             @Nullable SubtaskCacheBudget budget,
             @Nullable MetricGroup metricGroup) {
+        this.settings = settings;
         this.budget = budget;
         this.cacheMetrics =
                 metricGroup == null ? null : metricGroup.addGroup("falcon").addGroup("cache");
@@ -88,6 +99,8 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         this.db = FalconRocksDBAccess.db(rocksDb);
         this.writeOptions = rocksDb.getWriteOptions();
         this.cache = cache;
+        this.maps = new NativeMapCache(cache);
+        this.readOptions = rocksDb.getReadOptions();
         this.keyBuilder =
                 new CacheKeyBuilder<>(
                         rocksDb.getKeyContext(),
@@ -120,8 +133,41 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                 new CachedValueState<>(this, stateId, rocksDbState, columnFamily, defaultValue);
         writer.setColumnFamily(stateId, columnFamily);
         states.put(stateName, state);
+        stateIds.put(stateName, stateId);
         if (existing == null) {
             registerMetrics(stateName, stateId);
+        }
+        return state;
+    }
+
+    /**
+     * Wraps RocksDB's MapState {@code stateName}: maps of up to {@code maxMapBytes} are cached
+     * whole. Called after RocksDB registered (or re-registered) it; returns the same wrapper for
+     * the same name, refreshed.
+     */
+    @SuppressWarnings("unchecked")
+    public <N, UK, UV> InternalMapState<K, N, UK, UV> wrapMap(
+            String stateName, InternalMapState<K, N, UK, UV> rocksDbState, long maxMapBytes) {
+        ColumnFamilyHandle columnFamily = FalconRocksDBAccess.columnFamily(rocksDb, stateName);
+        if (columnFamily == null) {
+            throw new IllegalStateException("[FALCON] no column family for state " + stateName);
+        }
+        CachedMapState<K, N, UK, UV> existing =
+                (CachedMapState<K, N, UK, UV>) mapStates.get(stateName);
+        if (existing != null && existing.rocksDbState() == rocksDbState) {
+            existing.refresh(columnFamily);
+            writer.setColumnFamily(existing.stateId(), columnFamily);
+            return existing;
+        }
+        int stateId = existing != null ? existing.stateId() : nextStateId++;
+        CachedMapState<K, N, UK, UV> state =
+                new CachedMapState<>(this, stateId, rocksDbState, columnFamily, maxMapBytes);
+        writer.setColumnFamily(stateId, columnFamily);
+        mapStates.put(stateName, state);
+        stateIds.put(stateName, stateId);
+        if (existing == null) {
+            registerMetrics(stateName, stateId);
+            registerMapMetrics(stateName, stateId);
         }
         return state;
     }
@@ -170,6 +216,25 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         g.gauge("bypassed", () -> stat(stateId).bypassedGets());
     }
 
+    private void registerMapMetrics(String stateName, int stateId) {
+        if (cacheMetrics == null) {
+            return;
+        }
+        MetricGroup g = cacheMetrics.addGroup(stateName);
+        g.gauge("mapLoads", () -> mapStat(stateId).loads());
+        g.gauge("mapLoadedEntries", () -> mapStat(stateId).loadedEntries());
+        g.gauge("mapsOverCap", () -> mapStat(stateId).oversized());
+        g.gauge("mapOpsNotCached", () -> mapStat(stateId).notCachedOps());
+    }
+
+    private MapCacheStats mapStat(int stateId) {
+        statsWanted = true;
+        MapCacheStats[] snapshot = mapStatsSnapshot;
+        return stateId < snapshot.length && snapshot[stateId] != null
+                ? snapshot[stateId]
+                : MapCacheStats.EMPTY;
+    }
+
     /** A state's statistics from the last snapshot; asks the task thread for a fresh one. */
     private CacheStats stat(int stateId) {
         statsWanted = true;
@@ -196,11 +261,16 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
             return;
         }
         CacheStats[] snapshot = new CacheStats[nextStateId];
-        for (CachedValueState<K, ?, ?> state : states.values()) {
-            snapshot[state.stateId()] = cache.stats(state.stateId());
+        for (int stateId : stateIds.values()) {
+            snapshot[stateId] = cache.stats(stateId);
+        }
+        MapCacheStats[] mapSnapshot = new MapCacheStats[nextStateId];
+        for (CachedMapState<K, ?, ?, ?> state : mapStates.values()) {
+            mapSnapshot[state.stateId()] = maps.stats(state.stateId());
         }
         quotaBytes = cache.quota().bytes();
         statsSnapshot = snapshot;
+        mapStatsSnapshot = mapSnapshot;
     }
 
     private void drain() {
@@ -221,7 +291,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
      */
     @Override
     public void flushAll() {
-        if (released || states.isEmpty()) {
+        if (released || stateIds.isEmpty()) {
             return;
         }
         long start = System.nanoTime();
@@ -251,11 +321,11 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     @Override
     public void flushState(String stateName) {
-        CachedValueState<K, ?, ?> state = states.get(stateName);
-        if (released || state == null) {
+        Integer stateId = stateIds.get(stateName);
+        if (released || stateId == null) {
             return;
         }
-        afterWrite(cache.flush(state.stateId()));
+        afterWrite(cache.flush(stateId));
     }
 
     /** Writes back the dirty entries of one cached state. */
@@ -267,12 +337,12 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     @Override
     public void flushAndDropState(String stateName) {
-        CachedValueState<K, ?, ?> state = states.get(stateName);
-        if (released || state == null) {
+        Integer stateId = stateIds.get(stateName);
+        if (released || stateId == null) {
             return;
         }
-        afterWrite(cache.flush(state.stateId()));
-        cache.dropState(state.stateId());
+        afterWrite(cache.flush(stateId));
+        cache.dropState(stateId);
     }
 
     @Override
@@ -304,6 +374,19 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         return keyBuilder;
     }
 
+    /** The cache settings this cache was made with. */
+    public CacheSettings settings() {
+        return settings;
+    }
+
+    NativeMapCache maps() {
+        return maps;
+    }
+
+    ReadOptions readOptions() {
+        return readOptions;
+    }
+
     RocksDB db() {
         return db;
     }
@@ -314,8 +397,14 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     /** Statistics of one cached state ({@link CacheStats#EMPTY} if not cached or released). */
     public CacheStats stats(String stateName) {
-        CachedValueState<K, ?, ?> state = states.get(stateName);
-        return state != null && !released ? cache.stats(state.stateId()) : CacheStats.EMPTY;
+        Integer stateId = stateIds.get(stateName);
+        return stateId != null && !released ? cache.stats(stateId) : CacheStats.EMPTY;
+    }
+
+    /** Map statistics of one cached MapState ({@link MapCacheStats#EMPTY} if none). */
+    public MapCacheStats mapStats(String stateName) {
+        CachedMapState<K, ?, ?, ?> state = mapStates.get(stateName);
+        return state != null && !released ? maps.stats(state.stateId()) : MapCacheStats.EMPTY;
     }
 
     /** Statistics of the whole cache ({@link CacheStats#EMPTY} once released). */
@@ -332,6 +421,6 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     }
 
     public boolean isCached(String stateName) {
-        return states.containsKey(stateName);
+        return stateIds.containsKey(stateName);
     }
 }

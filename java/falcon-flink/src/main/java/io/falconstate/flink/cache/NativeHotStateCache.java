@@ -213,6 +213,19 @@ public final class NativeHotStateCache implements AutoCloseable {
         }
     }
 
+    /** The native handle, for {@link NativeMapCache}; 0 once closed. */
+    long handle() {
+        return handle;
+    }
+
+    /**
+     * The attached io buffer, replaced by a larger one first when it has fewer than {@code
+     * minCapacity} bytes; for {@link NativeMapCache}.
+     */
+    ByteBuffer io(int minCapacity) {
+        return minCapacity > io.capacity() ? attachIo(minCapacity) : io;
+    }
+
     /** Attaches a new io buffer of at least {@code capacity} bytes (the old one is dropped). */
     private ByteBuffer attachIo(int capacity) {
         if (handle == 0) {

@@ -12,7 +12,7 @@ package io.falconstate.flink.cache;
 public final class NativeLayout {
 
     /** Compared with the library's own at load time. */
-    public static final int LAYOUT_VERSION = 1;
+    public static final int LAYOUT_VERSION = 2;
 
     // -- a write-back record (native byte order): header, key, value ---------------------------
 
@@ -31,6 +31,21 @@ public final class NativeLayout {
     public static final int GET_BYPASS = -3;
     /** A hit of {@code GET_NEED_BUFFER - result} bytes that does not fit. */
     public static final int GET_NEED_BUFFER = -16;
+
+    // -- NativeMapCache: codes besides GET_*, the scan header, map statistics ------------------
+
+    /** The map is too large to cache: RocksDB answers. */
+    public static final int MAP_OVERSIZED = -5;
+    /** nativeScan: io[0, 4) = records, io[4] = more (0/1), the packed records from here. */
+    public static final int SCAN_HEADER_BYTES = 8;
+    /** A packed record: u16 user key length, u32 value length, user key, value. */
+    public static final int PACKED_HEADER_BYTES = 6;
+
+    static final int MAP_STAT_LOADS = 0;
+    static final int MAP_STAT_LOADED_ENTRIES = 1;
+    static final int MAP_STAT_OVERSIZED = 2;
+    static final int MAP_STAT_NOT_CACHED_OPS = 3;
+    static final int MAP_STATS_COUNT = 4;
 
     // -- write calls' answer: bits ---------------------------------------------------------------
 

@@ -58,4 +58,25 @@ public final class TuningTestAccess {
         }
         return count;
     }
+
+    /** Every key and value of a state's column family, as hex text in key order. */
+    public static java.util.List<String> dump(RocksDBKeyedStateBackend<?> backend, String state) {
+        ColumnFamilyHandle handle = backend.getColumnFamilyHandle(state);
+        java.util.List<String> out = new java.util.ArrayList<>();
+        try (ReadOptions options = new ReadOptions().setTotalOrderSeek(true);
+                RocksIterator it = backend.db.newIterator(handle, options)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                out.add(hex(it.key()) + "=" + hex(it.value()));
+            }
+        }
+        return out;
+    }
+
+    private static String hex(byte[] bytes) {
+        StringBuilder sb = new StringBuilder(bytes.length * 2);
+        for (byte b : bytes) {
+            sb.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+        }
+        return sb.toString();
+    }
 }

@@ -1,0 +1,660 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink.cache;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.base.MapSerializer;
+import org.apache.flink.contrib.streaming.state.RocksDBOperationUtils;
+import org.apache.flink.contrib.streaming.state.RocksIteratorWrapper;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
+import org.apache.flink.runtime.state.internal.InternalMapState;
+import org.apache.flink.util.FlinkRuntimeException;
+
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * A RocksDB {@code MapState} behind Falcon's write-back hot-state cache, one user map (key group +
+ * key + namespace) at a time.
+ *
+ * <p>A cached map is complete: {@link #get}, {@link #contains}, {@link #isEmpty} and iteration
+ * read the native cache only; {@link #put}, {@link #remove}, {@link #clear}, {@code
+ * Entry.setValue} and {@code Iterator.remove} change it only (dirty records, tombstones), and
+ * dirty records reach RocksDB as the very bytes Flink's {@code RocksDBMapState} writes (null flag,
+ * serialized value, TTL timestamp included) when the map is evicted, before every snapshot, and
+ * before every whole-state scan ({@link HotStateCacheManager}). The first read of a map that is
+ * not cached scans its prefix in RocksDB once and loads it; a map over the cap ({@code
+ * cache.map-state.max-bytes-per-map}) is not cached, and every operation on it goes to Flink's own
+ * state, exactly as stock. A write to a map that is not cached goes to RocksDB too.
+ *
+ * <p>Semantics are {@code RocksDBMapState}'s: iteration in the unsigned byte order of the
+ * serialized user keys, in chunks (a write during iteration never throws; a chunk shows what the
+ * map holds when it is read), every value handed out freshly deserialized (an entry keeps the
+ * value it deserialized, as stock does), null values kept, {@code next()} past the end returns
+ * null as stock's iterator does.
+ *
+ * <p>Not thread-safe: the task thread. Queryable states are never wrapped.
+ */
+public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N, UK, UV> {
+
+    /** Records per chunk when iterating a map in RocksDB (as Flink's iterator). */
+    private static final int ROCKSDB_CHUNK_RECORDS = 128;
+
+    private final HotStateCacheManager<K> manager;
+    private final NativeMapCache maps;
+    private final CacheKeyBuilder<K> keyBuilder;
+    private final InternalMapState<K, N, UK, UV> rocksDbState;
+    private final int stateId;
+    private final RocksDB db;
+    private final ReadOptions readOptions;
+    private final long maxMapBytes;
+
+    private ColumnFamilyHandle columnFamily;
+    private TypeSerializer<N> namespaceSerializer;
+    private boolean namespaceVariableSized;
+    private TypeSerializer<UK> userKeySerializer;
+    private TypeSerializer<UV> userValueSerializer;
+
+    private N currentNamespace;
+    private final DataOutputSerializer keyOut = new DataOutputSerializer(64);
+    private final DataOutputSerializer valueOut = new DataOutputSerializer(128);
+    private final DataInputDeserializer valueIn = new DataInputDeserializer();
+    private byte[] valueBuffer = new byte[128];
+    private byte[] packed = new byte[1024];
+    /** Shared by this state's iterators: a chunk is copied into entries as soon as it is read. */
+    private final NativeMapCache.ScanChunk chunk = new NativeMapCache.ScanChunk(64 << 10);
+
+    CachedMapState(
+            HotStateCacheManager<K> manager,
+            int stateId,
+            InternalMapState<K, N, UK, UV> rocksDbState,
+            ColumnFamilyHandle columnFamily,
+            long maxMapBytes) {
+        this.manager = manager;
+        this.maps = manager.maps();
+        this.keyBuilder = manager.keyBuilder();
+        this.db = manager.db();
+        this.readOptions = manager.readOptions();
+        this.stateId = stateId;
+        this.rocksDbState = rocksDbState;
+        this.maxMapBytes = maxMapBytes;
+        refresh(columnFamily);
+    }
+
+    /** After a re-registration: the RocksDB state may have new serializers. */
+    void refresh(ColumnFamilyHandle columnFamily) {
+        this.columnFamily = columnFamily;
+        this.namespaceSerializer = rocksDbState.getNamespaceSerializer();
+        this.namespaceVariableSized =
+                CompositeKeySerializationUtils.isSerializerTypeVariableSized(namespaceSerializer);
+        MapSerializer<UK, UV> mapSerializer =
+                (MapSerializer<UK, UV>) rocksDbState.getValueSerializer();
+        this.userKeySerializer = mapSerializer.getKeySerializer();
+        this.userValueSerializer = mapSerializer.getValueSerializer();
+    }
+
+    int stateId() {
+        return stateId;
+    }
+
+    InternalMapState<K, N, UK, UV> rocksDbState() {
+        return rocksDbState;
+    }
+
+    // -- MapState ----------------------------------------------------------------------------------
+
+    @Override
+    public UV get(UK userKey) throws Exception {
+        int prefixLength = prefix();
+        int keyLength = serializeUserKey(userKey);
+        int result = lookUp(prefixLength, keyLength);
+        if (result >= 0) {
+            return deserializeValue(valueBuffer, 0, result);
+        }
+        return result == NativeMapCache.ABSENT ? null : rocksDbState.get(userKey);
+    }
+
+    @Override
+    public boolean contains(UK userKey) throws Exception {
+        int prefixLength = prefix();
+        int keyLength = serializeUserKey(userKey);
+        int result = lookUp(prefixLength, keyLength);
+        if (result >= 0) {
+            return true;
+        }
+        return result != NativeMapCache.ABSENT && rocksDbState.contains(userKey);
+    }
+
+    @Override
+    public void put(UK userKey, UV userValue) throws Exception {
+        int prefixLength = prefix();
+        int keyLength = serializeUserKey(userKey);
+        int valueLength = serializeValue(userValue);
+        int code =
+                maps.put(
+                        stateId,
+                        keyBuilder.buffer(),
+                        prefixLength,
+                        keyOut.getSharedBuffer(),
+                        keyLength,
+                        valueOut.getSharedBuffer(),
+                        valueLength,
+                        maxMapBytes);
+        manager.afterWrite(code);
+        if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
+            rocksDbState.put(userKey, userValue);
+        }
+    }
+
+    @Override
+    public void putAll(Map<UK, UV> map) throws Exception {
+        if (map == null) {
+            return;
+        }
+        for (Map.Entry<UK, UV> entry : map.entrySet()) {
+            put(entry.getKey(), entry.getValue());
+        }
+    }
+
+    @Override
+    public void remove(UK userKey) throws Exception {
+        int prefixLength = prefix();
+        int keyLength = serializeUserKey(userKey);
+        int code =
+                maps.remove(
+                        stateId,
+                        keyBuilder.buffer(),
+                        prefixLength,
+                        keyOut.getSharedBuffer(),
+                        keyLength);
+        manager.afterWrite(code);
+        if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
+            rocksDbState.remove(userKey);
+        }
+    }
+
+    @Override
+    public boolean isEmpty() throws Exception {
+        int prefixLength = prefix();
+        int result = maps.isEmpty(stateId, keyBuilder.buffer(), prefixLength);
+        if (result == NativeMapCache.MISS && load(keyBuilder.buffer(), prefixLength)) {
+            result = maps.isEmpty(stateId, keyBuilder.buffer(), prefixLength);
+        }
+        return result >= 0 ? result == 1 : rocksDbState.isEmpty();
+    }
+
+    @Override
+    public void clear() {
+        int prefixLength = prefix();
+        byte[] prefix = Arrays.copyOf(keyBuilder.buffer(), prefixLength);
+        int code = maps.clear(stateId, prefix, prefixLength);
+        manager.afterWrite(code);
+        if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
+            rocksDbState.clear();
+            // Known empty from here: cache it so the next read skips RocksDB.
+            manager.afterWrite(maps.load(stateId, prefix, prefixLength, packed, 0, 0, maxMapBytes));
+        }
+    }
+
+    @Override
+    public Iterable<Map.Entry<UK, UV>> entries() {
+        return this::iterator;
+    }
+
+    @Override
+    public Iterable<UK> keys() {
+        return () -> new MapIterator<UK>(copyPrefix()) {
+            @Override
+            UK item(CachedEntry entry) {
+                return entry.getKey();
+            }
+        };
+    }
+
+    @Override
+    public Iterable<UV> values() {
+        return () -> new MapIterator<UV>(copyPrefix()) {
+            @Override
+            UV item(CachedEntry entry) {
+                return entry.getValue();
+            }
+        };
+    }
+
+    @Override
+    public Iterator<Map.Entry<UK, UV>> iterator() {
+        return new MapIterator<Map.Entry<UK, UV>>(copyPrefix()) {
+            @Override
+            Map.Entry<UK, UV> item(CachedEntry entry) {
+                return entry;
+            }
+        };
+    }
+
+    // -- InternalKvState -----------------------------------------------------------------------------
+
+    @Override
+    public void setCurrentNamespace(N namespace) {
+        this.currentNamespace = namespace;
+        rocksDbState.setCurrentNamespace(namespace);
+    }
+
+    @Override
+    public TypeSerializer<K> getKeySerializer() {
+        return rocksDbState.getKeySerializer();
+    }
+
+    @Override
+    public TypeSerializer<N> getNamespaceSerializer() {
+        return namespaceSerializer;
+    }
+
+    @Override
+    public TypeSerializer<Map<UK, UV>> getValueSerializer() {
+        return rocksDbState.getValueSerializer();
+    }
+
+    /** As {@link CachedValueState#getSerializedValue}: this state's dirty records first. */
+    @Override
+    public byte[] getSerializedValue(
+            byte[] serializedKeyAndNamespace,
+            TypeSerializer<K> safeKeySerializer,
+            TypeSerializer<N> safeNamespaceSerializer,
+            TypeSerializer<Map<UK, UV>> safeValueSerializer)
+            throws Exception {
+        synchronized (manager) {
+            manager.flushStateId(stateId);
+        }
+        return rocksDbState.getSerializedValue(
+                serializedKeyAndNamespace,
+                safeKeySerializer,
+                safeNamespaceSerializer,
+                safeValueSerializer);
+    }
+
+    @Override
+    public StateIncrementalVisitor<K, N, Map<UK, UV>> getStateIncrementalVisitor(
+            int recommendedMaxNumberOfReturnedRecords) {
+        return rocksDbState.getStateIncrementalVisitor(recommendedMaxNumberOfReturnedRecords);
+    }
+
+    // -- the cache -----------------------------------------------------------------------------------
+
+    /** The current map's prefix in the key builder's buffer; returns its length. */
+    private int prefix() {
+        return keyBuilder.build(currentNamespace, namespaceSerializer, namespaceVariableSized);
+    }
+
+    private byte[] copyPrefix() {
+        int length = prefix();
+        return Arrays.copyOf(keyBuilder.buffer(), length);
+    }
+
+    /**
+     * The value of the serialized user key in the current map: its length (bytes in {@link
+     * #valueBuffer}), {@link NativeMapCache#ABSENT}, or another code (RocksDB answers). Loads the
+     * map on a miss.
+     */
+    private int lookUp(int prefixLength, int keyLength) {
+        byte[] prefix = keyBuilder.buffer();
+        byte[] key = keyOut.getSharedBuffer();
+        int result = maps.get(stateId, prefix, prefixLength, key, keyLength, valueBuffer);
+        if (result == NativeMapCache.MISS && load(prefix, prefixLength)) {
+            result = maps.get(stateId, prefix, prefixLength, key, keyLength, valueBuffer);
+        }
+        if (result <= NativeMapCache.NEED_BUFFER) {
+            valueBuffer = new byte[grow(NativeMapCache.NEED_BUFFER - result)];
+            result = maps.get(stateId, prefix, prefixLength, key, keyLength, valueBuffer);
+        }
+        return result;
+    }
+
+    /**
+     * Reads the whole map under {@code prefix} from RocksDB and caches it. Stops reading once the
+     * map is over the cap (the cache then keeps an "oversized" marker). True when it is cached.
+     */
+    private boolean load(byte[] prefixBuffer, int prefixLength) {
+        byte[] prefix = Arrays.copyOf(prefixBuffer, prefixLength);
+        int length = 0;
+        int count = 0;
+        try (RocksIteratorWrapper it =
+                RocksDBOperationUtils.getRocksIterator(db, columnFamily, readOptions)) {
+            for (it.seek(prefix); it.isValid(); it.next()) {
+                byte[] key = it.key();
+                if (!startsWith(key, prefix)) {
+                    break;
+                }
+                byte[] value = it.value();
+                int userKeyLength = key.length - prefixLength;
+                length = appendPacked(length, key, prefixLength, userKeyLength, value);
+                count++;
+                if (length > maxMapBytes) {
+                    break; // over the cap whatever follows
+                }
+            }
+        }
+        int code = maps.load(stateId, prefix, prefixLength, packed, length, count, maxMapBytes);
+        manager.afterWrite(code);
+        return (code & NativeHotStateCache.WRITE_NOT_CACHED) == 0;
+    }
+
+    private int appendPacked(int at, byte[] key, int keyOffset, int keyLength, byte[] value) {
+        int size = NativeLayout.PACKED_HEADER_BYTES + keyLength + value.length;
+        if (at + size > packed.length) {
+            packed = Arrays.copyOf(packed, Math.max(at + size, packed.length * 2));
+        }
+        return writePacked(packed, at, key, keyOffset, keyLength, value, 0, value.length);
+    }
+
+    /** Writes one packed record (native byte order) at {@code at}; returns the end. */
+    static int writePacked(
+            byte[] out,
+            int at,
+            byte[] key,
+            int keyOffset,
+            int keyLength,
+            byte[] value,
+            int valueOffset,
+            int valueLength) {
+        java.nio.ByteBuffer b =
+                java.nio.ByteBuffer.wrap(out).order(java.nio.ByteOrder.nativeOrder());
+        b.putShort(at, (short) keyLength);
+        b.putInt(at + 2, valueLength);
+        int pos = at + NativeLayout.PACKED_HEADER_BYTES;
+        System.arraycopy(key, keyOffset, out, pos, keyLength);
+        pos += keyLength;
+        System.arraycopy(value, valueOffset, out, pos, valueLength);
+        return pos + valueLength;
+    }
+
+    private static boolean startsWith(byte[] key, byte[] prefix) {
+        if (key.length < prefix.length) {
+            return false;
+        }
+        for (int i = prefix.length - 1; i >= 0; i--) {
+            if (key[i] != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private int serializeUserKey(UK userKey) {
+        try {
+            keyOut.clear();
+            userKeySerializer.serialize(userKey, keyOut);
+            return keyOut.length();
+        } catch (IOException e) {
+            throw new FlinkRuntimeException("[FALCON] cannot serialize the user key", e);
+        }
+    }
+
+    /** As {@code RocksDBMapState}: a null flag, then the serialized value. */
+    private int serializeValue(UV value) {
+        try {
+            valueOut.clear();
+            valueOut.writeBoolean(value == null);
+            userValueSerializer.serialize(value, valueOut);
+            return valueOut.length();
+        } catch (IOException e) {
+            throw new FlinkRuntimeException("[FALCON] cannot serialize the user value", e);
+        }
+    }
+
+    private UV deserializeValue(byte[] bytes, int offset, int length) {
+        try {
+            valueIn.setBuffer(bytes, offset, length);
+            return valueIn.readBoolean() ? null : userValueSerializer.deserialize(valueIn);
+        } catch (IOException e) {
+            throw new FlinkRuntimeException("Error while deserializing the user value.", e);
+        }
+    }
+
+    private UK deserializeKey(byte[] bytes, int offset, int length) {
+        try {
+            DataInputDeserializer in = new DataInputDeserializer(bytes, offset, length);
+            return userKeySerializer.deserialize(in);
+        } catch (IOException e) {
+            throw new FlinkRuntimeException("Error while deserializing the user key.", e);
+        }
+    }
+
+    private static int grow(int needed) {
+        return Math.max(needed, 64) + (needed >> 1);
+    }
+
+    // -- writes of one entry of a given map (iterators) --------------------------------------------
+
+    private void putRaw(byte[] prefix, byte[] userKey, UV value) throws Exception {
+        int valueLength = serializeValue(value);
+        int code =
+                maps.put(
+                        stateId,
+                        prefix,
+                        prefix.length,
+                        userKey,
+                        userKey.length,
+                        valueOut.getSharedBuffer(),
+                        valueLength,
+                        maxMapBytes);
+        manager.afterWrite(code);
+        if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
+            db.put(columnFamily, manager.writeOptions(), concat(prefix, userKey),
+                    Arrays.copyOf(valueOut.getSharedBuffer(), valueLength));
+        }
+    }
+
+    private void removeRaw(byte[] prefix, byte[] userKey) throws Exception {
+        int code = maps.remove(stateId, prefix, prefix.length, userKey, userKey.length);
+        manager.afterWrite(code);
+        if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
+            db.delete(columnFamily, manager.writeOptions(), concat(prefix, userKey));
+        }
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    // -- iteration ------------------------------------------------------------------------------------
+
+    /** One entry handed out by an iterator: raw bytes, deserialized lazily. */
+    private final class CachedEntry implements Map.Entry<UK, UV> {
+        private final byte[] prefix;
+        private final byte[] userKeyBytes;
+        private byte[] valueBytes;
+        private UK userKey;
+        private UV userValue;
+        private boolean valueRead;
+        private boolean deleted;
+
+        CachedEntry(byte[] prefix, byte[] userKeyBytes, byte[] valueBytes) {
+            this.prefix = prefix;
+            this.userKeyBytes = userKeyBytes;
+            this.valueBytes = valueBytes;
+        }
+
+        @Override
+        public UK getKey() {
+            if (userKey == null) {
+                userKey = deserializeKey(userKeyBytes, 0, userKeyBytes.length);
+            }
+            return userKey;
+        }
+
+        @Override
+        public UV getValue() {
+            if (deleted) {
+                return null;
+            }
+            if (!valueRead) {
+                userValue = deserializeValue(valueBytes, 0, valueBytes.length);
+                valueRead = true;
+            }
+            return userValue;
+        }
+
+        @Override
+        public UV setValue(UV value) {
+            if (deleted) {
+                throw new IllegalStateException("The value has already been deleted.");
+            }
+            UV oldValue = getValue();
+            try {
+                putRaw(prefix, userKeyBytes, value);
+            } catch (Exception e) {
+                throw new FlinkRuntimeException("Error while putting data into RocksDB.", e);
+            }
+            userValue = value;
+            valueRead = true;
+            return oldValue;
+        }
+
+        void remove() {
+            deleted = true;
+            valueBytes = null;
+            try {
+                removeRaw(prefix, userKeyBytes);
+            } catch (Exception e) {
+                throw new FlinkRuntimeException("Error while removing data from RocksDB.", e);
+            }
+        }
+    }
+
+    /**
+     * Iterates one map in chunks: from the cache while the map is cached (loading it first), from
+     * RocksDB (Flink's own iteration, {@value #ROCKSDB_CHUNK_RECORDS} entries at a time) while it
+     * is not. Each chunk starts after the last key handed out, so a map evicted or grown over the
+     * cap between chunks is followed where it is.
+     */
+    private abstract class MapIterator<T> implements Iterator<T> {
+        private final byte[] prefix;
+        private final java.util.ArrayList<CachedEntry> entries = new java.util.ArrayList<>();
+        private int count;
+        private int index;
+        private boolean started;
+        private boolean more = true;
+        private byte[] lastKey;
+        private CachedEntry current;
+
+        MapIterator(byte[] prefix) {
+            this.prefix = prefix;
+        }
+
+        abstract T item(CachedEntry entry);
+
+        @Override
+        public boolean hasNext() {
+            if (index < count) {
+                return true;
+            }
+            if (!more) {
+                return false;
+            }
+            fetch();
+            return index < count;
+        }
+
+        @Override
+        public T next() {
+            if (!hasNext()) {
+                return null; // as Flink's RocksDB map iterator
+            }
+            current = entries.get(index++);
+            lastKey = current.userKeyBytes;
+            return item(current);
+        }
+
+        @Override
+        public void remove() {
+            if (current == null || current.deleted) {
+                throw new IllegalStateException(
+                        "The remove operation must be called after a valid next operation.");
+            }
+            current.remove();
+        }
+
+        private void fetch() {
+            boolean first = !started;
+            started = true;
+            int afterLength = lastKey == null ? -1 : lastKey.length;
+            byte[] after = lastKey == null ? new byte[0] : lastKey;
+            int result =
+                    maps.scan(stateId, prefix, prefix.length, after, afterLength, first, chunk);
+            if (result == NativeMapCache.MISS && load(prefix, prefix.length)) {
+                result = maps.scan(stateId, prefix, prefix.length, after, afterLength, false, chunk);
+            }
+            if (result >= 0) {
+                fromChunk(chunk.bytes(), chunk.length(), chunk.records());
+                more = chunk.more();
+            } else {
+                fromRocksDb();
+            }
+        }
+
+        private void fromChunk(byte[] bytes, int length, int records) {
+            entries.clear();
+            java.nio.ByteBuffer b =
+                    java.nio.ByteBuffer.wrap(bytes, 0, length).order(java.nio.ByteOrder.nativeOrder());
+            int at = 0;
+            for (int i = 0; i < records; i++) {
+                int keyLength = b.getShort(at) & 0xFFFF;
+                int valueLength = b.getInt(at + 2);
+                int keyAt = at + NativeLayout.PACKED_HEADER_BYTES;
+                entries.add(
+                        new CachedEntry(
+                                prefix,
+                                Arrays.copyOfRange(bytes, keyAt, keyAt + keyLength),
+                                Arrays.copyOfRange(
+                                        bytes, keyAt + keyLength, keyAt + keyLength + valueLength)));
+                at = keyAt + keyLength + valueLength;
+            }
+            count = records;
+            index = 0;
+        }
+
+        /** The next chunk from RocksDB, after {@link #lastKey}. */
+        private void fromRocksDb() {
+            byte[] start = lastKey == null ? prefix : concat(prefix, lastKey);
+            entries.clear();
+            int n = 0;
+            more = false;
+            try (RocksIteratorWrapper it =
+                    RocksDBOperationUtils.getRocksIterator(db, columnFamily, readOptions)) {
+                it.seek(start);
+                if (lastKey != null && it.isValid() && Arrays.equals(it.key(), start)) {
+                    it.next();
+                }
+                for (; it.isValid(); it.next()) {
+                    byte[] key = it.key();
+                    if (!startsWith(key, prefix)) {
+                        break;
+                    }
+                    if (n == ROCKSDB_CHUNK_RECORDS) {
+                        more = true;
+                        break;
+                    }
+                    entries.add(
+                            new CachedEntry(
+                                    prefix,
+                                    Arrays.copyOfRange(key, prefix.length, key.length),
+                                    it.value()));
+                    n++;
+                }
+            }
+            count = n;
+            index = 0;
+        }
+    }
+}

@@ -1,0 +1,322 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink.cache;
+
+import io.falconstate.flink.FalconKeyedStateBackend;
+import io.falconstate.flink.FalconOptions;
+import io.falconstate.flink.FalconStateBackend;
+import io.falconstate.flink.nativeaccess.NativeLibrary;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
+import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
+import org.apache.flink.contrib.streaming.state.TuningTestAccess;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.internal.InternalMapState;
+import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.apache.flink.util.concurrent.FutureUtils;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Random sequences of every MapState operation -- get, contains, put (null values too), putAll,
+ * remove, isEmpty, clear, iteration of entries, keys and values with {@code Iterator.remove} and
+ * {@code Entry.setValue} mid-iteration, key and namespace switches, snapshots and restores --
+ * against Flink's stock {@code RocksDBMapState}, step by step: the same observable results, and,
+ * after every flush, the same bytes in RocksDB. Run with a tiny cache (every map evicted all the
+ * time) and a small map cap (many maps over it), and with a roomy cache.
+ */
+class MapStateDifferentialTest {
+
+    private static final int MAX_PARALLELISM = 128;
+    private static final String STATE = "diff-map";
+    private static final MapStateDescriptor<Integer, String> DESCRIPTOR =
+            new MapStateDescriptor<>(STATE, IntSerializer.INSTANCE, StringSerializer.INSTANCE);
+
+    @TempDir Path tmp;
+
+    /** One per side: both reserve all of their slot's managed memory. */
+    private MockEnvironment stockEnv;
+
+    private MockEnvironment falconEnv;
+
+    @BeforeAll
+    static void nativeLibrary() {
+        assertThat(NativeLibrary.load().isLoaded()).as(NativeLibrary.load().toString()).isTrue();
+    }
+
+    @BeforeEach
+    void setUp() {
+        stockEnv = MockEnvironment.builder().setManagedMemorySize(64L << 20).build();
+        falconEnv = MockEnvironment.builder().setManagedMemorySize(64L << 20).build();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        stockEnv.close();
+        falconEnv.close();
+    }
+
+    private StateBackend falcon(boolean tiny) {
+        EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(false);
+        rocksDb.setDbStoragePath(tmp.resolve("falcon-" + UUID.randomUUID()).toString());
+        Configuration config = new Configuration();
+        if (tiny) {
+            CachedBackends.tinyCache(config);
+            config.set(FalconOptions.CACHE_MAP_STATE_MAX_BYTES_PER_MAP, MemorySize.parse("1kb"));
+        }
+        return new FalconStateBackend(rocksDb).configure(config, getClass().getClassLoader());
+    }
+
+    private StateBackend stock() {
+        EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(false);
+        rocksDb.setDbStoragePath(tmp.resolve("stock-" + UUID.randomUUID()).toString());
+        return rocksDb.configure(new Configuration(), getClass().getClassLoader());
+    }
+
+    @SuppressWarnings("unchecked")
+    private AbstractKeyedStateBackend<Integer> keyed(
+            StateBackend backend, MockEnvironment env, Collection<KeyedStateHandle> restore)
+            throws Exception {
+        return (AbstractKeyedStateBackend<Integer>)
+                backend.createKeyedStateBackend(
+                        env,
+                        new JobID(),
+                        "diff (1/1)#0",
+                        IntSerializer.INSTANCE,
+                        MAX_PARALLELISM,
+                        new KeyGroupRange(0, MAX_PARALLELISM - 1),
+                        env.getTaskKvStateRegistry(),
+                        TtlTimeProvider.DEFAULT,
+                        new UnregisteredMetricsGroup(),
+                        restore,
+                        new CloseableRegistry(),
+                        1.0);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static InternalMapState<Integer, Integer, Integer, String> state(
+            AbstractKeyedStateBackend<Integer> kb) throws Exception {
+        return (InternalMapState<Integer, Integer, Integer, String>)
+                kb.getOrCreateKeyedState(IntSerializer.INSTANCE, DESCRIPTOR);
+    }
+
+    /** One side of the comparison: a keyed backend and its map state. */
+    private final class Side {
+        final boolean falcon;
+        final boolean tiny;
+        AbstractKeyedStateBackend<Integer> kb;
+        InternalMapState<Integer, Integer, Integer, String> map;
+
+        Side(boolean falcon, boolean tiny) throws Exception {
+            this.falcon = falcon;
+            this.tiny = tiny;
+            open(Collections.emptyList());
+        }
+
+        void open(Collection<KeyedStateHandle> restore) throws Exception {
+            kb =
+                    keyed(
+                            falcon ? falcon(tiny) : stock(),
+                            falcon ? falconEnv : stockEnv,
+                            new ArrayList<>(restore));
+            map = state(kb);
+            if (falcon) {
+                assertThat(map).isInstanceOf(CachedMapState.class);
+            }
+        }
+
+        RocksDBKeyedStateBackend<?> rocksDb() {
+            return kb instanceof FalconKeyedStateBackend
+                    ? ((FalconKeyedStateBackend<?>) kb).getRocksDBKeyedStateBackend()
+                    : (RocksDBKeyedStateBackend<?>) kb;
+        }
+
+        List<String> rocksDbContents() throws Exception {
+            if (kb instanceof FalconKeyedStateBackend) {
+                ((FalconKeyedStateBackend<?>) kb).flushAll();
+            }
+            return TuningTestAccess.dump(rocksDb(), STATE);
+        }
+
+        KeyedStateHandle snapshot(long id) throws Exception {
+            return FutureUtils.runIfNotDoneAndGet(
+                            kb.snapshot(
+                                    id,
+                                    id,
+                                    new MemCheckpointStreamFactory(64 << 20),
+                                    CheckpointOptions.forCheckpointWithDefaultLocation()))
+                    .getJobManagerOwnedSnapshot();
+        }
+    }
+
+    @ParameterizedTest(name = "tiny cache {0}, seed {1}")
+    @CsvSource({"true, 1", "true, 2", "false, 3"})
+    void everyOperationMatchesStock(boolean tiny, long seed) throws Exception {
+        Side stock = new Side(false, tiny);
+        Side falcon = new Side(true, tiny);
+        Random rng = new Random(seed);
+        long[] evictionsOverCapLoads = new long[3];
+        try {
+            for (int step = 0; step < 6_000; step++) {
+                if (step % 7 == 0) {
+                    // Few maps, so that some grow over the 1 kb cap.
+                    int key = rng.nextInt(10);
+                    int namespace = rng.nextInt(2);
+                    for (Side s : new Side[] {stock, falcon}) {
+                        s.kb.setCurrentKey(key);
+                        s.map.setCurrentNamespace(namespace);
+                    }
+                }
+                String what = "seed " + seed + " step " + step;
+                int op = rng.nextInt(100);
+                int userKey = rng.nextInt(70);
+                if (op < 30) {
+                    String value =
+                            rng.nextInt(10) == 0 ? null : "v" + step + "-" + filler(rng.nextInt(60));
+                    stock.map.put(userKey, value);
+                    falcon.map.put(userKey, value);
+                } else if (op < 40) {
+                    assertThat(falcon.map.get(userKey)).as(what).isEqualTo(stock.map.get(userKey));
+                } else if (op < 46) {
+                    assertThat(falcon.map.contains(userKey))
+                            .as(what)
+                            .isEqualTo(stock.map.contains(userKey));
+                } else if (op < 56) {
+                    stock.map.remove(userKey);
+                    falcon.map.remove(userKey);
+                } else if (op < 60) {
+                    assertThat(falcon.map.isEmpty()).as(what).isEqualTo(stock.map.isEmpty());
+                } else if (op < 62) {
+                    if (rng.nextInt(4) == 0) { // rare: maps must grow over the cap too
+                        stock.map.clear();
+                        falcon.map.clear();
+                    }
+                } else if (op < 65) {
+                    Map<Integer, String> batch = new HashMap<>();
+                    for (int i = 0; i < 5; i++) {
+                        batch.put(rng.nextInt(70), "batch" + step + "/" + i);
+                    }
+                    stock.map.putAll(batch);
+                    falcon.map.putAll(batch);
+                } else if (op < 85) {
+                    long salt = rng.nextLong();
+                    assertThat(iterate(falcon.map.iterator(), salt, step))
+                            .as(what)
+                            .isEqualTo(iterate(stock.map.iterator(), salt, step));
+                } else if (op < 90) {
+                    List<Integer> keys = new ArrayList<>();
+                    falcon.map.keys().forEach(keys::add);
+                    List<Integer> stockKeys = new ArrayList<>();
+                    stock.map.keys().forEach(stockKeys::add);
+                    assertThat(keys).as(what).isEqualTo(stockKeys);
+                } else if (op < 94) {
+                    List<String> values = new ArrayList<>();
+                    falcon.map.values().forEach(values::add);
+                    List<String> stockValues = new ArrayList<>();
+                    stock.map.values().forEach(stockValues::add);
+                    assertThat(values).as(what).isEqualTo(stockValues);
+                } else if (op < 99) {
+                    assertThat(falcon.rocksDbContents())
+                            .as(what + ": RocksDB after a flush")
+                            .isEqualTo(stock.rocksDbContents());
+                } else {
+                    // Snapshot and restore both sides; the same key context afterwards.
+                    KeyedStateHandle stockHandle = stock.snapshot(step);
+                    KeyedStateHandle falconHandle = falcon.snapshot(step);
+                    count(falcon, evictionsOverCapLoads);
+                    stock.kb.dispose();
+                    falcon.kb.dispose();
+                    stock.open(Collections.singletonList(stockHandle));
+                    falcon.open(Collections.singletonList(falconHandle));
+                    int key = rng.nextInt(10);
+                    for (Side s : new Side[] {stock, falcon}) {
+                        s.kb.setCurrentKey(key);
+                        s.map.setCurrentNamespace(0);
+                    }
+                }
+            }
+            assertThat(falcon.rocksDbContents()).isEqualTo(stock.rocksDbContents());
+            count(falcon, evictionsOverCapLoads);
+            assertThat(evictionsOverCapLoads[2]).as("maps loaded").isPositive();
+            if (tiny) {
+                assertThat(evictionsOverCapLoads[0]).as("maps evicted").isPositive();
+                assertThat(evictionsOverCapLoads[1]).as("maps over the cap").isPositive();
+            }
+        } finally {
+            stock.kb.dispose();
+            falcon.kb.dispose();
+        }
+    }
+
+    /** Adds the cache's map evictions, maps over the cap and loads so far to the totals. */
+    private static void count(Side falcon, long[] totals) {
+        HotStateCacheManager<Integer> cache =
+                ((FalconKeyedStateBackend<Integer>) falcon.kb).getHotStateCache();
+        totals[0] += cache.stats(STATE).evictions();
+        totals[1] += cache.mapStats(STATE).oversized();
+        totals[2] += cache.mapStats(STATE).loads();
+    }
+
+    private static String filler(int n) {
+        char[] c = new char[n];
+        java.util.Arrays.fill(c, 'x');
+        return new String(c);
+    }
+
+    /**
+     * Walks an iterator to its end: what it returns, with an {@code Iterator.remove} or an {@code
+     * Entry.setValue} on some entries (the same ones on both sides: chosen from the key and a
+     * salt), and the value an entry reads after that.
+     */
+    private static List<String> iterate(
+            Iterator<Map.Entry<Integer, String>> it, long salt, int step) {
+        List<String> seen = new ArrayList<>();
+        while (it.hasNext()) {
+            Map.Entry<Integer, String> e = it.next();
+            long pick = (e.getKey() * 31L + salt) & 7;
+            seen.add(e.getKey() + "=" + e.getValue());
+            if (pick == 0) {
+                it.remove();
+                seen.add("removed, reads " + e.getValue());
+            } else if (pick == 1) {
+                String old = e.setValue("set" + step);
+                seen.add("set, was " + old + ", reads " + e.getValue());
+            }
+        }
+        seen.add("past the end: " + it.next());
+        return seen;
+    }
+}

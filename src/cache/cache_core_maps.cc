@@ -1,0 +1,270 @@
+// Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+//
+// CacheCore's MapState operations (cache_core.h, include/falcon/map_cache.h).
+// A map is one entry whose value is a MapBody (map_body.h). Reads use Get()
+// (one counted access per record's first look at a map) or MapPeek(); writes
+// change the body in place when they can (a value of the same length, a
+// tombstone) and rebuild it otherwise, which is linear in the map's bytes --
+// maps are capped (max_map_bytes) for that reason too.
+
+#include <cstring>
+
+#include "cache/cache_core.h"
+
+namespace falcon {
+namespace cache_internal {
+
+namespace {
+
+inline uint32_t ValueWord(uint32_t vlen, bool absent) {
+  return vlen | (absent ? kAbsentBit : 0);
+}
+
+// Parses `count` packed records into `builder` (clean, in RocksDB). False if
+// the bytes do not hold exactly that many well-formed records.
+bool BuildFromPacked(std::string_view packed, uint32_t count,
+                     MapBodyBuilder* builder) {
+  builder->Reset();
+  size_t at = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (packed.size() - at < kPackedHeaderBytes) return false;
+    uint16_t klen;
+    uint32_t vlen;
+    std::memcpy(&klen, packed.data() + at, 2);
+    std::memcpy(&vlen, packed.data() + at + 2, 4);
+    at += kPackedHeaderBytes;
+    if (packed.size() - at < size_t{klen} + vlen) return false;
+    const std::string_view key = packed.substr(at, klen);
+    at += klen;
+    builder->Add(key, packed.substr(at, vlen), kRecordInDb);
+    at += vlen;
+  }
+  return at == packed.size();
+}
+
+}  // namespace
+
+GetResult CacheCore::MapPeek(uint32_t state_id, std::string_view prefix) const {
+  if (state_id >= HotStateCache::kMaxStates ||
+      prefix.size() > HotStateCache::kMaxKeyBytes) {
+    return GetResult{Lookup::kBypass, nullptr, 0};
+  }
+  const size_t pos = index_.Find(
+      state_id, prefix, HashKey(state_id, prefix.data(), prefix.size()));
+  if (pos == EntryIndex::kNoSlot) {
+    const StateSlot* s = accounting_.Find(state_id);
+    const bool bypassed = s != nullptr && s->stats.bypassed_now;
+    return GetResult{bypassed ? Lookup::kBypass : Lookup::kMiss, nullptr, 0};
+  }
+  const Entry* e = index_.At(pos);
+  if (e->absent()) return GetResult{Lookup::kAbsent, nullptr, 0};
+  return GetResult{Lookup::kHit, e->value(), e->value_len()};
+}
+
+Result<WriteOutcome> CacheCore::MapLoad(uint32_t state_id,
+                                        std::string_view prefix,
+                                        std::string_view packed,
+                                        uint32_t count,
+                                        uint64_t max_map_bytes) {
+  if (state_id >= HotStateCache::kMaxStates) {
+    return Status::InvalidArgument("state id >= HotStateCache::kMaxStates");
+  }
+  StateSlot& s = accounting_.Slot(state_id);
+  s.is_map = true;
+  if (prefix.size() > HotStateCache::kMaxKeyBytes || s.stats.bypassed_now) {
+    s.stats.not_cached += 1;
+    return WriteOutcome::kNotCached;
+  }
+  if (!BuildFromPacked(packed, count, &map_builder_)) {
+    return Status::InvalidArgument("malformed packed map records");
+  }
+  if (index_.Find(state_id, prefix,
+                  HashKey(state_id, prefix.data(), prefix.size())) !=
+      EntryIndex::kNoSlot) {
+    return WriteOutcome::kCached;  // a cached version wins
+  }
+  const std::string_view body = map_builder_.Finish();
+  const size_t need = HotStateCache::kEntryHeaderBytes + prefix.size() +
+                      body.size();
+  if (body.size() > max_map_bytes ||
+      body.size() > HotStateCache::kMaxValueBytes ||
+      blocks_.ChargeOf(need) > limits_.bytes) {
+    s.map.oversized += 1;
+    // The marker: later operations on this map skip the scan.
+    Result<WriteOutcome> marker =
+        Write(state_id, prefix, std::string_view(), /*absent=*/true,
+              /*dirty=*/false);
+    if (!marker.ok()) return marker.status();
+    return WriteOutcome::kNotCached;
+  }
+  Result<WriteOutcome> loaded =
+      Write(state_id, prefix, body, /*absent=*/false, /*dirty=*/false);
+  if (loaded.ok() && *loaded == WriteOutcome::kCached) {
+    s.map.loads += 1;
+    s.map.loaded_entries += count;
+  }
+  return loaded;
+}
+
+Result<WriteOutcome> CacheCore::MapWrite(uint32_t state_id,
+                                         std::string_view prefix, MapOp op,
+                                         std::string_view user_key,
+                                         std::string_view value,
+                                         uint64_t max_map_bytes) {
+  if (state_id >= HotStateCache::kMaxStates) {
+    return Status::InvalidArgument("state id >= HotStateCache::kMaxStates");
+  }
+  StateSlot& s = accounting_.Slot(state_id);
+  if (op == MapOp::kPut) {
+    s.stats.puts += 1;
+  } else {
+    s.stats.removes += 1;
+  }
+  RefreshQuota();
+  if (prefix.size() > HotStateCache::kMaxKeyBytes ||
+      user_key.size() > HotStateCache::kMaxKeyBytes) {
+    s.stats.not_cached += 1;
+    s.map.not_cached_ops += 1;
+    return WriteOutcome::kNotCached;
+  }
+  uint64_t hash;
+  size_t pos;
+  bool counted = false;
+  if (index_.MemoMatches(state_id, prefix)) {  // the record's get came first
+    hash = index_.memo_hash();
+    pos = index_.memo_pos();
+    counted = true;
+  } else {
+    hash = HashKey(state_id, prefix.data(), prefix.size());
+    pos = index_.Find(state_id, prefix, hash);
+  }
+  Entry* e = pos != EntryIndex::kNoSlot ? index_.At(pos) : nullptr;
+  if (e == nullptr || e->absent()) {
+    // Not cached, or oversized: the caller uses RocksDB. A cleared map may
+    // be small again: drop its marker.
+    if (e != nullptr && op == MapOp::kClear) Discard(e);
+    s.stats.not_cached += 1;
+    s.map.not_cached_ops += 1;
+    return WriteOutcome::kNotCached;
+  }
+  if (tiny_lfu() && !counted) admission_.RecordHit(e);
+
+  char* raw = e->value();
+  const MapBodyView body(raw, e->value_len());
+  bool found = false;
+  const uint32_t at =
+      op == MapOp::kClear ? 0 : body.LowerBound(user_key, &found);
+  const MapRecord old = found ? body.At(at) : MapRecord{};
+
+  // In place: a put of a value of the same length, or a delete of a key
+  // RocksDB holds (a tombstone).
+  if (op == MapOp::kPut && found && old.value.size() == value.size()) {
+    std::memcpy(raw + old.offset + kRecordHeaderBytes + old.key.size(),
+                value.data(), value.size());
+    SetRecordFlags(raw, old, kRecordDirty | (old.flags & kRecordInDb));
+    if (!old.live()) SetLiveCount(raw, body.live() + 1);
+    accounting_.SetDirty(e, true);
+    index_.Remember(e, pos, hash);
+    OnHit(e);
+    return WriteOutcome::kCached;
+  }
+  if (op == MapOp::kRemove && (!found || !old.live())) {
+    index_.Remember(e, pos, hash);
+    OnHit(e);
+    return WriteOutcome::kCached;  // nothing to delete
+  }
+  if (op == MapOp::kRemove && old.in_db()) {
+    SetRecordFlags(raw, old, kRecordDirty | kRecordTombstone | kRecordInDb);
+    SetLiveCount(raw, body.live() - 1);
+    accounting_.SetDirty(e, true);
+    index_.Remember(e, pos, hash);
+    OnHit(e);
+    return WriteOutcome::kCached;
+  }
+
+  // Rebuild; clean tombstones (keys RocksDB does not hold) are dropped.
+  map_builder_.Reset();
+  for (uint32_t i = 0; i < body.count(); ++i) {
+    const MapRecord r = body.At(i);
+    if (op == MapOp::kClear) {
+      if (r.in_db()) {
+        map_builder_.Add(r.key, std::string_view(),
+                         kRecordDirty | kRecordTombstone | kRecordInDb);
+      }
+      continue;
+    }
+    if (i == at) {
+      if (op == MapOp::kPut) {
+        map_builder_.Add(user_key, value,
+                         kRecordDirty | (found ? (old.flags & kRecordInDb) : 0));
+      }
+      if (found) continue;  // replaced, or removed (not in RocksDB)
+    }
+    if (!r.live() && !r.dirty()) continue;
+    map_builder_.Add(r);
+  }
+  if (op == MapOp::kPut && at == body.count()) {
+    map_builder_.Add(user_key, value, kRecordDirty);  // after the last key
+  }
+  const std::string_view rebuilt = map_builder_.Finish();
+  const bool dirty = map_builder_.dirty() > 0;
+  const size_t need =
+      HotStateCache::kEntryHeaderBytes + prefix.size() + rebuilt.size();
+  Status st;
+  if (rebuilt.size() > max_map_bytes ||
+      rebuilt.size() > HotStateCache::kMaxValueBytes ||
+      blocks_.ChargeOf(need) > limits_.bytes) {
+    s.map.oversized += 1;
+    st = Oversize(e, pos, rebuilt);
+  } else {
+    st = ReplaceValue(e, pos, rebuilt, /*absent=*/false, dirty);
+    if (st.ok()) {
+      Entry* now = index_.At(pos);
+      index_.Remember(now, pos, hash);
+      OnHit(now);
+    }
+  }
+  if (st.ok()) st = MakeRoom();
+  if (!st.ok()) return st;
+  return WriteOutcome::kCached;
+}
+
+Status CacheCore::ReplaceValue(Entry* e, size_t pos, std::string_view value,
+                               bool absent, bool dirty) {
+  const uint32_t vlen = static_cast<uint32_t>(value.size());
+  if (vlen != e->value_len()) {
+    const size_t need = HotStateCache::kEntryHeaderBytes + e->klen + vlen;
+    const uint64_t usable = e->usable();
+    const bool move = e->in_arena() ? BlockArena::BlockBytes(need) != usable
+                                    : need > usable || need * 2 + 64 < usable;
+    if (move) {
+      e = Relocate(e, pos, need, vlen, absent);
+      if (e == nullptr) {
+        return Status::ResourceExhausted("cannot allocate an entry block");
+      }
+    }
+  }
+  e->vword = ValueWord(vlen, absent) |
+             (e->vword & (kArenaBit | kRefBit | kHitsMask | kEpochMask));
+  if (vlen != 0) std::memcpy(e->value(), value.data(), vlen);
+  accounting_.SetDirty(e, dirty);
+  return Status::OK();
+}
+
+Status CacheCore::Oversize(Entry* e, size_t pos, std::string_view body) {
+  const MapBodyView view(body.data(), body.size());
+  Status st = write_back_.WriteMap(e->state(), e->key_view(), view);
+  if (!st.ok()) return st;
+  CacheStats& stats = accounting_.stats(e->state());
+  for (uint32_t i = 0; i < view.count(); ++i) {
+    const MapRecord r = view.At(i);
+    if (!r.dirty()) continue;
+    stats.dirty_writebacks += 1;
+    if (!r.live()) stats.tombstones += 1;
+  }
+  return ReplaceValue(e, pos, std::string_view(), /*absent=*/true,
+                      /*dirty=*/false);
+}
+
+}  // namespace cache_internal
+}  // namespace falcon
