@@ -16,7 +16,7 @@
 
 namespace falcon::jni::layout {
 
-constexpr jint kLayoutVersion = 2;
+constexpr jint kLayoutVersion = 2;  // 2: MapState
 
 // A write-back record, as NativeHotStateCache.drain() hands them to Java
 // (native byte order): int32 state id | int32 key length | int32 value length

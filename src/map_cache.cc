@@ -68,6 +68,10 @@ MapLookup MapCache::IsEmpty(uint32_t state_id, std::string_view prefix) {
                                                  : MapLookup::kHit;
 }
 
+MapLookup MapCache::Peek(uint32_t state_id, std::string_view prefix) const {
+  return Kind(cache_->core_->MapPeek(state_id, prefix));
+}
+
 MapScanResult MapCache::Scan(uint32_t state_id, std::string_view prefix,
                              const std::string_view* after, char* out,
                              size_t capacity, bool first) {

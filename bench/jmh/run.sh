@@ -10,7 +10,8 @@
 # Suites: value (issue 7, ValueState, with -prof gc), jni-path (issue 7, the cache's Java/JNI path
 # alone), checkpoint (issue 7, checkpoint sync phase),
 # hash-memtable (issue 8, ValueState put/get skiplist vs HashLinkList),
-# range-filter (issue 8, MapState absent keys). Default: all five, in that order.
+# range-filter (issue 8, MapState absent keys), map (MapState through the cache: get, put,
+# contains, iterate, remove). Default: all six, in that order.
 # --quick: -f 1 -wi 2 -i 3 with short iterations (what the shared 2-core machine allows).
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 detect_java_home
@@ -31,7 +32,7 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
-[[ ${#suites[@]} -gt 0 ]] || suites=(value jni-path checkpoint hash-memtable range-filter)
+[[ ${#suites[@]} -gt 0 ]] || suites=(value jni-path checkpoint hash-memtable range-filter map)
 
 JMH_DIR="$FALCON_ROOT/bench/jmh"
 OUT="$FALCON_ROOT/build/jmh"
@@ -85,6 +86,7 @@ for suite in "${suites[@]}"; do
     checkpoint) jmh checkpoint 'io.falconstate.jmh.CheckpointSyncBenchmark' -f 1 -wi 3 -i 8 ;;
     hash-memtable) jmh hash-memtable 'io.falconstate.jmh.HashMemtableBenchmark' "${common[@]}" ;;
     range-filter) jmh range-filter 'io.falconstate.jmh.MapStateRangeFilterBenchmark' "${common[@]}" ;;
+    map) jmh map 'io.falconstate.jmh.MapStateBenchmark' "${common[@]}" -prof gc ;;
     *) die "unknown suite $suite" ;;
   esac
   python3 "$JMH_DIR/summarize.py" "$OUT/$suite.json" | tee "$OUT/$suite.results"

@@ -81,6 +81,9 @@ class MapCache {
                    std::string_view user_key);
   // kAbsent: cached and empty; kHit: cached with entries; else as Get.
   MapLookup IsEmpty(uint32_t state_id, std::string_view prefix);
+  // kHit: the map is cached; else kMiss, kBypass or kOversized. Counts no
+  // access.
+  MapLookup Peek(uint32_t state_id, std::string_view prefix) const;
   // Copies the live records with user key > `after` (or all, without one)
   // to `out` in key order while they fit `capacity`. `first` counts an
   // access of the map; a continuation does not.

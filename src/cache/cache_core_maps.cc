@@ -83,10 +83,11 @@ Result<WriteOutcome> CacheCore::MapLoad(uint32_t state_id,
       EntryIndex::kNoSlot) {
     return WriteOutcome::kCached;  // a cached version wins
   }
+  const size_t data_bytes = map_builder_.data_bytes();
   const std::string_view body = map_builder_.Finish();
   const size_t need = HotStateCache::kEntryHeaderBytes + prefix.size() +
                       body.size();
-  if (body.size() > max_map_bytes ||
+  if (data_bytes > max_map_bytes ||
       body.size() > HotStateCache::kMaxValueBytes ||
       blocks_.ChargeOf(need) > limits_.bytes) {
     s.map.oversized += 1;
@@ -139,6 +140,9 @@ Result<WriteOutcome> CacheCore::MapWrite(uint32_t state_id,
     pos = index_.Find(state_id, prefix, hash);
   }
   Entry* e = pos != EntryIndex::kNoSlot ? index_.At(pos) : nullptr;
+  if (e == nullptr && tiny_lfu() && !counted) {
+    admission_.RecordMiss(hash);  // a write of a map not cached is an access
+  }
   if (e == nullptr || e->absent()) {
     // Not cached, or oversized: the caller uses RocksDB. A cleared map may
     // be small again: drop its marker.
@@ -158,15 +162,18 @@ Result<WriteOutcome> CacheCore::MapWrite(uint32_t state_id,
 
   // In place: a put of a value of the same length, or a delete of a key
   // RocksDB holds (a tombstone).
+  auto done_in_place = [&]() -> Result<WriteOutcome> {
+    accounting_.SetDirty(e, true);
+    index_.Remember(e, pos, hash);
+    OnHit(e);
+    return WriteOutcome::kCached;
+  };
   if (op == MapOp::kPut && found && old.value.size() == value.size()) {
     std::memcpy(raw + old.offset + kRecordHeaderBytes + old.key.size(),
                 value.data(), value.size());
     SetRecordFlags(raw, old, kRecordDirty | (old.flags & kRecordInDb));
     if (!old.live()) SetLiveCount(raw, body.live() + 1);
-    accounting_.SetDirty(e, true);
-    index_.Remember(e, pos, hash);
-    OnHit(e);
-    return WriteOutcome::kCached;
+    return done_in_place();
   }
   if (op == MapOp::kRemove && (!found || !old.live())) {
     index_.Remember(e, pos, hash);
@@ -176,10 +183,26 @@ Result<WriteOutcome> CacheCore::MapWrite(uint32_t state_id,
   if (op == MapOp::kRemove && old.in_db()) {
     SetRecordFlags(raw, old, kRecordDirty | kRecordTombstone | kRecordInDb);
     SetLiveCount(raw, body.live() - 1);
-    accounting_.SetDirty(e, true);
-    index_.Remember(e, pos, hash);
-    OnHit(e);
-    return WriteOutcome::kCached;
+    return done_in_place();
+  }
+  // Within the body's slack: append the record, move the offsets.
+  const size_t body_size = e->value_len();
+  if (op == MapOp::kPut) {
+    const size_t grown = body.data_bytes() + RecordBytes(user_key.size(), value.size()) +
+                         (found ? 0 : 4) -
+                         (found ? RecordBytes(old.key.size(), old.value.size()) : 0);
+    if (grown <= max_map_bytes) {
+      const uint8_t flags = kRecordDirty | (found ? (old.flags & kRecordInDb) : 0);
+      if (found ? ReplaceRecord(raw, body_size, at, value, flags)
+                : InsertRecord(raw, body_size, at, user_key, value, flags)) {
+        return done_in_place();
+      }
+    }
+  } else if (op == MapOp::kRemove &&
+             2 * (size_t{body.garbage()} +
+                  RecordBytes(old.key.size(), old.value.size())) <= body.used()) {
+    EraseRecord(raw, body_size, at);  // a key RocksDB does not hold
+    return done_in_place();
   }
 
   // Rebuild; clean tombstones (keys RocksDB does not hold) are dropped.
@@ -206,12 +229,13 @@ Result<WriteOutcome> CacheCore::MapWrite(uint32_t state_id,
   if (op == MapOp::kPut && at == body.count()) {
     map_builder_.Add(user_key, value, kRecordDirty);  // after the last key
   }
+  const size_t rebuilt_data = map_builder_.data_bytes();
   const std::string_view rebuilt = map_builder_.Finish();
   const bool dirty = map_builder_.dirty() > 0;
   const size_t need =
       HotStateCache::kEntryHeaderBytes + prefix.size() + rebuilt.size();
   Status st;
-  if (rebuilt.size() > max_map_bytes ||
+  if (rebuilt_data > max_map_bytes ||
       rebuilt.size() > HotStateCache::kMaxValueBytes ||
       blocks_.ChargeOf(need) > limits_.bytes) {
     s.map.oversized += 1;

@@ -77,9 +77,11 @@ class EntryIndex {
   // 48 bits of a slot.
   bool Insert(Entry* e, uint64_t hash);
   void Erase(size_t pos);
-  // The entry at `pos` moved to another block (same key, same hash).
+  // The entry at `pos` moved to another block (same key, same hash). The
+  // memo follows it: the old block is freed right after.
   void Replace(size_t pos, Entry* e) {
     slots_[pos] = (slots_[pos] & ~kPtrMask) | reinterpret_cast<uintptr_t>(e);
+    if (memo_ != nullptr && memo_pos_ == pos) memo_ = e;
   }
   // Back to an empty table of kMinSlots (releases a grown one).
   void Reset();

@@ -4,11 +4,18 @@
 // and namespace), sorted by the unsigned bytes of the serialized user key, as
 // RocksDB orders them. One contiguous body, stored as the cache entry's value:
 //
-//   u32 count | u32 live | u32 offset[count] | records
+//   u32 count | u32 live | u32 slots | u32 used | u32 garbage
+//   u32 offset[slots]   (the first `count` in use, in key order)
+//   records area        (`used` bytes in use, then free space to the end)
 //   record:  u16 key length | u8 flags | u8 0 | u32 value length | key | value
 //
-// Offsets are from the start of the body, in key order; records follow in the
-// order they were added. Flags:
+// Offsets are from the start of the body. Records are appended to the
+// records area in the order they are written: a write of a new key appends
+// its record and moves the offsets after it by one slot (4 bytes each), so it
+// costs O(count) small moves, not a copy of the map. A record replaced or
+// erased becomes garbage; a rebuild (when slots or space run out, or garbage
+// outgrows the live records) compacts the body and leaves a quarter of slack.
+// Flags:
 //   kDirty      the record differs from RocksDB (a put, or a delete when
 //               kTombstone is set too) and must be written back;
 //   kTombstone  the user key is deleted; invisible to reads;
@@ -38,7 +45,7 @@ inline constexpr uint8_t kRecordDirty = 1;
 inline constexpr uint8_t kRecordTombstone = 2;
 inline constexpr uint8_t kRecordInDb = 4;
 
-inline constexpr size_t kBodyHeaderBytes = 8;
+inline constexpr size_t kBodyHeaderBytes = 20;
 inline constexpr size_t kRecordHeaderBytes = 8;
 // What one record costs beyond its key and value: its offset and header.
 inline constexpr size_t kRecordOverheadBytes = 4 + kRecordHeaderBytes;
@@ -62,6 +69,19 @@ class MapBodyView {
 
   uint32_t count() const { return size_ < kBodyHeaderBytes ? 0 : Load32(0); }
   uint32_t live() const { return size_ < kBodyHeaderBytes ? 0 : Load32(4); }
+  uint32_t slots() const { return size_ < kBodyHeaderBytes ? 0 : Load32(8); }
+  uint32_t used() const { return size_ < kBodyHeaderBytes ? 0 : Load32(12); }
+  uint32_t garbage() const { return size_ < kBodyHeaderBytes ? 0 : Load32(16); }
+  // Where the records area starts, and its capacity.
+  size_t records_start() const { return kBodyHeaderBytes + 4 * size_t{slots()}; }
+  size_t records_capacity() const {
+    return size_ < kBodyHeaderBytes ? 0 : size_ - records_start();
+  }
+  // The map's size as the cap counts it: header, offsets and live records,
+  // without slack or garbage.
+  size_t data_bytes() const {
+    return kBodyHeaderBytes + 4 * size_t{count()} + used() - garbage();
+  }
   size_t size() const { return size_; }
   const char* data() const { return data_; }
 
@@ -111,11 +131,29 @@ inline void SetLiveCount(char* body, uint32_t live) {
   std::memcpy(body + 4, &live, 4);
 }
 
+inline size_t RecordBytes(size_t key, size_t value) {
+  return kRecordHeaderBytes + key + value;
+}
+
+// In-place edits of a body the caller owns. Each returns false, changing
+// nothing, when the body has no room for it (then rebuild).
+//
+// Inserts a new record at key-order position `at`.
+bool InsertRecord(char* body, size_t size, uint32_t at, std::string_view key,
+                  std::string_view value, uint8_t flags);
+// Replaces record `at` with a record of a new value (and flags); the old one
+// becomes garbage.
+bool ReplaceRecord(char* body, size_t size, uint32_t at, std::string_view value,
+                   uint8_t flags);
+// Erases record `at` (a key RocksDB does not hold); it becomes garbage.
+void EraseRecord(char* body, size_t size, uint32_t at);
+
 // After a write-back of every dirty record: they are clean; the live ones are
 // in RocksDB, the tombstones are not (clean tombstones).
 void MarkWrittenBack(char* body, size_t size);
 
-// Builds a body from records added in key order. Reused: Reset, Add..., then
+// Builds a body from records added in key order, with a quarter of slack
+// (slots and space) for the writes that follow. Reused: Reset, Add..., then
 // Finish, whose view is valid until the next Reset.
 class MapBodyBuilder {
  public:
@@ -131,8 +169,8 @@ class MapBodyBuilder {
 
   uint32_t count() const { return static_cast<uint32_t>(offsets_.size()); }
   uint32_t dirty() const { return dirty_; }
-  // The body's size once finished.
-  size_t size() const {
+  // The map's data bytes once finished (MapBodyView::data_bytes).
+  size_t data_bytes() const {
     return kBodyHeaderBytes + 4 * offsets_.size() + records_.size();
   }
 

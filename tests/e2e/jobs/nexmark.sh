@@ -22,11 +22,11 @@ JOB_HAS_TIMERS=false
 
 # The job's keyed state as the [FALCON] lines must show it (tests/e2e/lib/check_falcon_lines.py),
 # per parallel instance: four keyed operators (the join, both GROUP BYs and the result sequencer
-# keyed by row content); the join's two inputs are MapStates (no unique key on either side) and
-# each GROUP BY keeps one ValueState accumulator, which the cache caches.
+# keyed by row content); the join's two inputs are MapStates (no unique key on either side),
+# cached whole map by map, and each GROUP BY keeps one ValueState accumulator, also cached.
 e2e_job_falcon_expectations() {
   echo --keyed-operators 4 \
-    --cached accState=2 \
+    --cached accState=2 --cached-maps left-records=1,right-records=1 \
     --hash-tuned accState=22,accState=30 --range-tuned left-records=22,right-records=22
 }
 

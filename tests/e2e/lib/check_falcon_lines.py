@@ -6,7 +6,8 @@ Usage:
       every [FALCON] line in the logs has one of the formats of docs/architecture.md ("Log lines")
   check_falcon_lines.py activation LOG --version V --native PATH --policy P --hash on|off
       --range on|off --slots S --managed-bytes M --cache-share A --parallelism P
-      --keyed-operators K [--cached NAME=N,...] [--hash-tuned NAME=PREFIX,...]
+      --keyed-operators K [--cached NAME=N,...] [--cached-maps NAME=N,...]
+      [--hash-tuned NAME=PREFIX,...]
       [--range-tuned NAME=PREFIX,...]
       LOG is the log of a TaskManager that has run exactly one job, with P parallel instances of
       K keyed operators, all in one slot sharing group, and no entry cap
@@ -27,6 +28,9 @@ Usage:
         24-byte header and 88 bytes make a 112-byte arena block, plus 24 bytes of index and
         sketch share);
         no other state is cached;
+      - per cached MapState N lines per instance (--cached-maps NAME=N): "<N'> maps (<bytes>)",
+        bytes as above and N' = floor(bytes / 472), the charge of the typical map of the line (4
+        entries of 88 bytes of key and value under a 16-byte prefix); no other map is cached;
       - per tuned state one line per instance and listed prefix (--hash-tuned accState=22,30:
         each instance logs accState with prefix 22 once and with prefix 30 once); no other state
         is tuned, and no listed state is "left untuned".
@@ -39,6 +43,7 @@ import re
 import sys
 
 TYPICAL_ENTRY_CHARGE = 136  # HotStateCache::ChargeFor(0, 88), see the docstring
+TYPICAL_MAP_CHARGE = 472  # MapCache::ChargeFor(16, 4, 4 * 88), see the docstring
 
 UNITS = {'bytes': 1, 'kb': 1 << 10, 'mb': 1 << 20, 'gb': 1 << 30, 'tb': 1 << 40}
 SIZE = r'(\d+) (bytes|kb|mb|gb|tb)'  # Flink's MemorySize#toString
@@ -57,6 +62,8 @@ FORMATS = {
         r'this subtask can cache ' + SIZE + STATES),
     'cached': re.compile(
         r'\[FALCON\] <(.+), VALUE> falcon cache enabled, (\d+) states \(' + SIZE + r'\)'),
+    'cached-map': re.compile(
+        r'\[FALCON\] <(.+), MAP> falcon cache enabled, (\d+) maps \(' + SIZE + r'\)'),
     'hash': re.compile(
         r'\[FALCON\] (\S+) is valueState, use HashLinkList as memTable structure '
         r'\(prefix (\d+) bytes\)'),
@@ -196,6 +203,18 @@ def check_activation(a):
     if dict(got_cached) != want_cached:
         problems.append(f'cached states {dict(got_cached)}, expected {want_cached}')
 
+    want_maps = {name: n[0] * p for name, n in parse_list(a.cached_maps).items()}
+    got_maps = collections.Counter()
+    for m in by['cached-map']:
+        name, maps, n, unit = m.groups()
+        got_maps[name] += 1
+        quota = size(n, unit)
+        if int(maps) != quota // TYPICAL_MAP_CHARGE:
+            problems.append(f'<{name}, MAP>: {maps} maps for {quota} bytes, expected '
+                            f'{quota // TYPICAL_MAP_CHARGE} (bytes / {TYPICAL_MAP_CHARGE})')
+    if dict(got_maps) != want_maps:
+        problems.append(f'cached maps {dict(got_maps)}, expected {want_maps}')
+
     for kind, spec, switch in (('hash', a.hash_tuned, a.hash), ('range', a.range_tuned, a.range)):
         want = {name: sorted(prefixes * p) for name, prefixes in parse_list(spec).items()}
         got = collections.defaultdict(list)
@@ -214,7 +233,8 @@ def check_activation(a):
     summary = (f'1 activation line (cache on ({a.policy}), hash memtable {a.hash}, range filter '
                f'{a.range}); {a.slots} slots x {slot_bytes} bytes = {a.cache_share} of '
                f'{a.managed_bytes // a.slots} managed bytes per slot; {len(sub)} subtask lines '
-               f'({k} keyed operators x {p}, even split); cached {dict(got_cached)}; tuned '
+               f'({k} keyed operators x {p}, even split); cached {dict(got_cached)}, maps '
+               f'{dict(got_maps)}; tuned '
                f'{sum(len(by[x]) for x in ("hash", "range"))} column families')
     return problems, summary
 
@@ -237,6 +257,7 @@ def main():
     c.add_argument('--parallelism', type=int, required=True)
     c.add_argument('--keyed-operators', type=int, required=True)
     c.add_argument('--cached', default='')
+    c.add_argument('--cached-maps', default='')
     c.add_argument('--hash-tuned', default='')
     c.add_argument('--range-tuned', default='')
     a = parser.parse_args()

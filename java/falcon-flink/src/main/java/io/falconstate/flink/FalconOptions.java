@@ -191,7 +191,7 @@ public final class FalconOptions {
                                     + "and Flink needs one to migrate state values on restore "
                                     + "(state schema evolution) and to keep a canonical savepoint "
                                     + "point-in-time. 'true' fails at configuration time "
-                                    + "(docs/decisions/0001-no-inplace-memtable-updates.md).");
+                                    + "(docs/decisions/0006-no-inplace-memtable-updates.md).");
 
     public static final ConfigOption<Boolean> TUNING_MAP_STATE_RANGE_FILTER =
             ConfigOptions.key(PREFIX + "tuning.map-state.range-filter")

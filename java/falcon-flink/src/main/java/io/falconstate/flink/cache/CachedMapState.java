@@ -16,6 +16,8 @@ import org.apache.flink.util.FlinkRuntimeException;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
 
 import java.io.IOException;
 import java.util.Arrays;
@@ -47,8 +49,6 @@ import java.util.Map;
 public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N, UK, UV> {
 
     /** Records per chunk when iterating a map in RocksDB (as Flink's iterator). */
-    private static final int ROCKSDB_CHUNK_RECORDS = 128;
-
     private final HotStateCacheManager<K> manager;
     private final NativeMapCache maps;
     private final CacheKeyBuilder<K> keyBuilder;
@@ -70,6 +70,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     private final DataInputDeserializer valueIn = new DataInputDeserializer();
     private byte[] valueBuffer = new byte[128];
     private byte[] packed = new byte[1024];
+    private RocksIterator loadIterator;
     /** Shared by this state's iterators: a chunk is copied into entries as soon as it is read. */
     private final NativeMapCache.ScanChunk chunk = new NativeMapCache.ScanChunk(64 << 10);
 
@@ -92,6 +93,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
 
     /** After a re-registration: the RocksDB state may have new serializers. */
     void refresh(ColumnFamilyHandle columnFamily) {
+        closeIterator();
         this.columnFamily = columnFamily;
         this.namespaceSerializer = rocksDbState.getNamespaceSerializer();
         this.namespaceVariableSized =
@@ -139,6 +141,16 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         int prefixLength = prefix();
         int keyLength = serializeUserKey(userKey);
         int valueLength = serializeValue(userValue);
+        int code = putCached(prefixLength, keyLength, valueLength);
+        // A map that is not cached is written in RocksDB, not loaded first: a load (a seek and
+        // a scan) costs more than the write it would save.
+        if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
+            rocksDbState.put(userKey, userValue);
+        }
+    }
+
+    /** Puts the serialized key and value into the current map if cached; returns the bits. */
+    private int putCached(int prefixLength, int keyLength, int valueLength) {
         int code =
                 maps.put(
                         stateId,
@@ -150,9 +162,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
                         valueLength,
                         maxMapBytes);
         manager.afterWrite(code);
-        if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            rocksDbState.put(userKey, userValue);
-        }
+        return code;
     }
 
     @Override
@@ -169,6 +179,13 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     public void remove(UK userKey) throws Exception {
         int prefixLength = prefix();
         int keyLength = serializeUserKey(userKey);
+        int code = removeCached(prefixLength, keyLength);
+        if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
+            rocksDbState.remove(userKey);
+        }
+    }
+
+    private int removeCached(int prefixLength, int keyLength) {
         int code =
                 maps.remove(
                         stateId,
@@ -177,9 +194,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
                         keyOut.getSharedBuffer(),
                         keyLength);
         manager.afterWrite(code);
-        if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            rocksDbState.remove(userKey);
-        }
+        return code;
     }
 
     @Override
@@ -212,32 +227,34 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
 
     @Override
     public Iterable<UK> keys() {
-        return () -> new MapIterator<UK>(copyPrefix()) {
-            @Override
-            UK item(CachedEntry entry) {
-                return entry.getKey();
-            }
-        };
+        return () -> new CachedMapIterator<>(this, copyPrefix(), Map.Entry::getKey);
     }
 
     @Override
     public Iterable<UV> values() {
-        return () -> new MapIterator<UV>(copyPrefix()) {
-            @Override
-            UV item(CachedEntry entry) {
-                return entry.getValue();
-            }
-        };
+        return () -> new CachedMapIterator<>(this, copyPrefix(), Map.Entry::getValue);
     }
 
     @Override
     public Iterator<Map.Entry<UK, UV>> iterator() {
-        return new MapIterator<Map.Entry<UK, UV>>(copyPrefix()) {
-            @Override
-            Map.Entry<UK, UV> item(CachedEntry entry) {
-                return entry;
-            }
-        };
+        return new CachedMapIterator<>(this, copyPrefix(), entry -> entry);
+    }
+
+    // -- what the iterators use ----------------------------------------------------------------------
+
+    /** The chunk of packed records of the last scan; shared by this state's iterators. */
+    NativeMapCache.ScanChunk chunk() {
+        return chunk;
+    }
+
+    /** The next chunk of a cached map after {@code after} (or from its start), or a code. */
+    int scan(byte[] prefix, byte[] after, int afterLength, boolean first) {
+        return maps.scan(stateId, prefix, prefix.length, after, afterLength, first, chunk);
+    }
+
+    /** A RocksDB iterator with Flink's read options over this state's column family. */
+    RocksIteratorWrapper rocksIterator() {
+        return RocksDBOperationUtils.getRocksIterator(db, columnFamily, readOptions);
     }
 
     // -- InternalKvState -----------------------------------------------------------------------------
@@ -322,12 +339,12 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
      * Reads the whole map under {@code prefix} from RocksDB and caches it. Stops reading once the
      * map is over the cap (the cache then keeps an "oversized" marker). True when it is cached.
      */
-    private boolean load(byte[] prefixBuffer, int prefixLength) {
+    boolean load(byte[] prefixBuffer, int prefixLength) {
         byte[] prefix = Arrays.copyOf(prefixBuffer, prefixLength);
         int length = 0;
         int count = 0;
-        try (RocksIteratorWrapper it =
-                RocksDBOperationUtils.getRocksIterator(db, columnFamily, readOptions)) {
+        RocksIterator it = loadIterator();
+        try {
             for (it.seek(prefix); it.isValid(); it.next()) {
                 byte[] key = it.key();
                 if (!startsWith(key, prefix)) {
@@ -341,10 +358,41 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
                     break; // over the cap whatever follows
                 }
             }
+            it.status();
+        } catch (RocksDBException e) {
+            closeIterator();
+            throw new FlinkRuntimeException("[FALCON] reading a map from RocksDB failed", e);
         }
         int code = maps.load(stateId, prefix, prefixLength, packed, length, count, maxMapBytes);
         manager.afterWrite(code);
         return (code & NativeHotStateCache.WRITE_NOT_CACHED) == 0;
+    }
+
+    /**
+     * The iterator loads read with, reused: creating one per load costs more than the scan of a
+     * small map. Refreshed before each load, so it sees everything written so far; closed at
+     * every flush point (so it pins no memtable or SST file for long) and on release.
+     */
+    private RocksIterator loadIterator() {
+        try {
+            if (loadIterator == null) {
+                loadIterator = db.newIterator(columnFamily, readOptions);
+            } else {
+                loadIterator.refresh();
+            }
+            return loadIterator;
+        } catch (RocksDBException e) {
+            closeIterator();
+            throw new FlinkRuntimeException("[FALCON] refreshing a RocksDB iterator failed", e);
+        }
+    }
+
+    /** Closes the reused load iterator, if any (idempotent). */
+    void closeIterator() {
+        if (loadIterator != null) {
+            loadIterator.close();
+            loadIterator = null;
+        }
     }
 
     private int appendPacked(int at, byte[] key, int keyOffset, int keyLength, byte[] value) {
@@ -376,7 +424,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         return pos + valueLength;
     }
 
-    private static boolean startsWith(byte[] key, byte[] prefix) {
+    static boolean startsWith(byte[] key, byte[] prefix) {
         if (key.length < prefix.length) {
             return false;
         }
@@ -410,7 +458,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         }
     }
 
-    private UV deserializeValue(byte[] bytes, int offset, int length) {
+    UV deserializeValue(byte[] bytes, int offset, int length) {
         try {
             valueIn.setBuffer(bytes, offset, length);
             return valueIn.readBoolean() ? null : userValueSerializer.deserialize(valueIn);
@@ -419,7 +467,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         }
     }
 
-    private UK deserializeKey(byte[] bytes, int offset, int length) {
+    UK deserializeKey(byte[] bytes, int offset, int length) {
         try {
             DataInputDeserializer in = new DataInputDeserializer(bytes, offset, length);
             return userKeySerializer.deserialize(in);
@@ -434,7 +482,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
 
     // -- writes of one entry of a given map (iterators) --------------------------------------------
 
-    private void putRaw(byte[] prefix, byte[] userKey, UV value) throws Exception {
+    void putRaw(byte[] prefix, byte[] userKey, UV value) throws Exception {
         int valueLength = serializeValue(value);
         int code =
                 maps.put(
@@ -453,7 +501,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         }
     }
 
-    private void removeRaw(byte[] prefix, byte[] userKey) throws Exception {
+    void removeRaw(byte[] prefix, byte[] userKey) throws Exception {
         int code = maps.remove(stateId, prefix, prefix.length, userKey, userKey.length);
         manager.afterWrite(code);
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
@@ -461,200 +509,9 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         }
     }
 
-    private static byte[] concat(byte[] a, byte[] b) {
+    static byte[] concat(byte[] a, byte[] b) {
         byte[] out = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;
-    }
-
-    // -- iteration ------------------------------------------------------------------------------------
-
-    /** One entry handed out by an iterator: raw bytes, deserialized lazily. */
-    private final class CachedEntry implements Map.Entry<UK, UV> {
-        private final byte[] prefix;
-        private final byte[] userKeyBytes;
-        private byte[] valueBytes;
-        private UK userKey;
-        private UV userValue;
-        private boolean valueRead;
-        private boolean deleted;
-
-        CachedEntry(byte[] prefix, byte[] userKeyBytes, byte[] valueBytes) {
-            this.prefix = prefix;
-            this.userKeyBytes = userKeyBytes;
-            this.valueBytes = valueBytes;
-        }
-
-        @Override
-        public UK getKey() {
-            if (userKey == null) {
-                userKey = deserializeKey(userKeyBytes, 0, userKeyBytes.length);
-            }
-            return userKey;
-        }
-
-        @Override
-        public UV getValue() {
-            if (deleted) {
-                return null;
-            }
-            if (!valueRead) {
-                userValue = deserializeValue(valueBytes, 0, valueBytes.length);
-                valueRead = true;
-            }
-            return userValue;
-        }
-
-        @Override
-        public UV setValue(UV value) {
-            if (deleted) {
-                throw new IllegalStateException("The value has already been deleted.");
-            }
-            UV oldValue = getValue();
-            try {
-                putRaw(prefix, userKeyBytes, value);
-            } catch (Exception e) {
-                throw new FlinkRuntimeException("Error while putting data into RocksDB.", e);
-            }
-            userValue = value;
-            valueRead = true;
-            return oldValue;
-        }
-
-        void remove() {
-            deleted = true;
-            valueBytes = null;
-            try {
-                removeRaw(prefix, userKeyBytes);
-            } catch (Exception e) {
-                throw new FlinkRuntimeException("Error while removing data from RocksDB.", e);
-            }
-        }
-    }
-
-    /**
-     * Iterates one map in chunks: from the cache while the map is cached (loading it first), from
-     * RocksDB (Flink's own iteration, {@value #ROCKSDB_CHUNK_RECORDS} entries at a time) while it
-     * is not. Each chunk starts after the last key handed out, so a map evicted or grown over the
-     * cap between chunks is followed where it is.
-     */
-    private abstract class MapIterator<T> implements Iterator<T> {
-        private final byte[] prefix;
-        private final java.util.ArrayList<CachedEntry> entries = new java.util.ArrayList<>();
-        private int count;
-        private int index;
-        private boolean started;
-        private boolean more = true;
-        private byte[] lastKey;
-        private CachedEntry current;
-
-        MapIterator(byte[] prefix) {
-            this.prefix = prefix;
-        }
-
-        abstract T item(CachedEntry entry);
-
-        @Override
-        public boolean hasNext() {
-            if (index < count) {
-                return true;
-            }
-            if (!more) {
-                return false;
-            }
-            fetch();
-            return index < count;
-        }
-
-        @Override
-        public T next() {
-            if (!hasNext()) {
-                return null; // as Flink's RocksDB map iterator
-            }
-            current = entries.get(index++);
-            lastKey = current.userKeyBytes;
-            return item(current);
-        }
-
-        @Override
-        public void remove() {
-            if (current == null || current.deleted) {
-                throw new IllegalStateException(
-                        "The remove operation must be called after a valid next operation.");
-            }
-            current.remove();
-        }
-
-        private void fetch() {
-            boolean first = !started;
-            started = true;
-            int afterLength = lastKey == null ? -1 : lastKey.length;
-            byte[] after = lastKey == null ? new byte[0] : lastKey;
-            int result =
-                    maps.scan(stateId, prefix, prefix.length, after, afterLength, first, chunk);
-            if (result == NativeMapCache.MISS && load(prefix, prefix.length)) {
-                result = maps.scan(stateId, prefix, prefix.length, after, afterLength, false, chunk);
-            }
-            if (result >= 0) {
-                fromChunk(chunk.bytes(), chunk.length(), chunk.records());
-                more = chunk.more();
-            } else {
-                fromRocksDb();
-            }
-        }
-
-        private void fromChunk(byte[] bytes, int length, int records) {
-            entries.clear();
-            java.nio.ByteBuffer b =
-                    java.nio.ByteBuffer.wrap(bytes, 0, length).order(java.nio.ByteOrder.nativeOrder());
-            int at = 0;
-            for (int i = 0; i < records; i++) {
-                int keyLength = b.getShort(at) & 0xFFFF;
-                int valueLength = b.getInt(at + 2);
-                int keyAt = at + NativeLayout.PACKED_HEADER_BYTES;
-                entries.add(
-                        new CachedEntry(
-                                prefix,
-                                Arrays.copyOfRange(bytes, keyAt, keyAt + keyLength),
-                                Arrays.copyOfRange(
-                                        bytes, keyAt + keyLength, keyAt + keyLength + valueLength)));
-                at = keyAt + keyLength + valueLength;
-            }
-            count = records;
-            index = 0;
-        }
-
-        /** The next chunk from RocksDB, after {@link #lastKey}. */
-        private void fromRocksDb() {
-            byte[] start = lastKey == null ? prefix : concat(prefix, lastKey);
-            entries.clear();
-            int n = 0;
-            more = false;
-            try (RocksIteratorWrapper it =
-                    RocksDBOperationUtils.getRocksIterator(db, columnFamily, readOptions)) {
-                it.seek(start);
-                if (lastKey != null && it.isValid() && Arrays.equals(it.key(), start)) {
-                    it.next();
-                }
-                for (; it.isValid(); it.next()) {
-                    byte[] key = it.key();
-                    if (!startsWith(key, prefix)) {
-                        break;
-                    }
-                    if (n == ROCKSDB_CHUNK_RECORDS) {
-                        more = true;
-                        break;
-                    }
-                    entries.add(
-                            new CachedEntry(
-                                    prefix,
-                                    Arrays.copyOfRange(key, prefix.length, key.length),
-                                    it.value()));
-                    n++;
-                }
-            }
-            count = n;
-            index = 0;
-        }
     }
 }

@@ -298,10 +298,18 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         long bytesBefore = writer.bytesWritten();
         afterWrite(cache.shrinkToQuota());
         afterWrite(cache.flush(-1));
+        closeMapIterators();
         lastFlushNanos = System.nanoTime() - start;
         lastFlushBytes = writer.bytesWritten() - bytesBefore;
         flushCount++;
         refreshStats();
+    }
+
+    /** The map states' reused RocksDB iterators pin nothing across a flush point. */
+    private void closeMapIterators() {
+        for (CachedMapState<K, ?, ?, ?> state : mapStates.values()) {
+            state.closeIterator();
+        }
     }
 
     /** Nanoseconds the last {@link #flushAll()} took. */
@@ -343,6 +351,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         }
         afterWrite(cache.flush(stateId));
         cache.dropState(stateId);
+        closeMapIterators();
     }
 
     @Override
@@ -351,6 +360,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
             return;
         }
         released = true;
+        closeMapIterators(); // before RocksDB closes
         rocksDb.deregisterKeySelectionListener(keyBuilder);
         cache.close(); // frees the budget lease it owns: the slot's other quotas grow
         writer.close();
