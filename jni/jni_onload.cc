@@ -17,10 +17,8 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* /*reserved*/) {
   if (!falcon::jni::CacheClasses(env)) return JNI_ERR;
   using Register = bool (*)(JNIEnv*);
   static const Register kRegistrations[] = {
-      &falcon::jni::RegisterFalconNative,
-      &falcon::jni::RegisterTuningAdvisor,
-      &falcon::jni::RegisterHotStateCache,
-      &falcon::jni::RegisterMapCache,
+      &falcon::jni::RegisterFalconNative,  &falcon::jni::RegisterTuningAdvisor,
+      &falcon::jni::RegisterHotStateCache, &falcon::jni::RegisterMapCache,
       &falcon::jni::RegisterMemoryBudget,
   };
   for (Register reg : kRegistrations) {

@@ -36,7 +36,8 @@ bool CacheClasses(JNIEnv* env) {
       GlobalClass(env, "java/lang/IndexOutOfBoundsException");
   g_classes.null_pointer_exception =
       GlobalClass(env, "java/lang/NullPointerException");
-  g_classes.out_of_memory_error = GlobalClass(env, "java/lang/OutOfMemoryError");
+  g_classes.out_of_memory_error =
+      GlobalClass(env, "java/lang/OutOfMemoryError");
   g_classes.runtime_exception = GlobalClass(env, "java/lang/RuntimeException");
   return g_classes.illegal_argument_exception != nullptr &&
          g_classes.illegal_state_exception != nullptr &&
@@ -47,12 +48,12 @@ bool CacheClasses(JNIEnv* env) {
 }
 
 void ReleaseClasses(JNIEnv* env) {
-  for (jclass* c : {&g_classes.illegal_argument_exception,
-                    &g_classes.illegal_state_exception,
-                    &g_classes.index_out_of_bounds_exception,
-                    &g_classes.null_pointer_exception,
-                    &g_classes.out_of_memory_error,
-                    &g_classes.runtime_exception}) {
+  for (jclass* c :
+       {&g_classes.illegal_argument_exception,
+        &g_classes.illegal_state_exception,
+        &g_classes.index_out_of_bounds_exception,
+        &g_classes.null_pointer_exception, &g_classes.out_of_memory_error,
+        &g_classes.runtime_exception}) {
     if (*c != nullptr) env->DeleteGlobalRef(*c);
     *c = nullptr;
   }

@@ -59,10 +59,10 @@ jint Get(JNIEnv* env, jclass, jlong handle, jint state_id, jint prefix_length,
         !CheckMapIo(env, nc, state_id, prefix_length, key_length, 0)) {
       return kErrorReturn;
     }
-    const MapGetResult r = nc->maps->Get(
-        static_cast<uint32_t>(state_id), IoKey(nc, prefix_length),
-        std::string_view(nc->io + prefix_length,
-                         static_cast<size_t>(key_length)));
+    const MapGetResult r =
+        nc->maps->Get(static_cast<uint32_t>(state_id), IoKey(nc, prefix_length),
+                      std::string_view(nc->io + prefix_length,
+                                       static_cast<size_t>(key_length)));
     if (r.kind == MapLookup::kAbsent) return kGetAbsent;
     if (r.kind != MapLookup::kHit) return NotCachedCode(r.kind);
     if (r.value.size() > nc->io_capacity) {
@@ -94,9 +94,8 @@ jint Scan(JNIEnv* env, jclass, jlong handle, jint state_id, jint prefix_length,
           jint after_length, jboolean first) {
   return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
     NativeCache* nc = Checked(env, handle);
-    if (nc == nullptr ||
-        !CheckMapIo(env, nc, state_id, prefix_length,
-                    after_length < 0 ? 0 : after_length, 0)) {
+    if (nc == nullptr || !CheckMapIo(env, nc, state_id, prefix_length,
+                                     after_length < 0 ? 0 : after_length, 0)) {
       return kErrorReturn;
     }
     if (nc->io_capacity < layout::kScanHeaderBytes) {
@@ -106,7 +105,7 @@ jint Scan(JNIEnv* env, jclass, jlong handle, jint state_id, jint prefix_length,
     // The prefix and the resume key are read from io, which the scan
     // overwrites: copy them first (both are short).
     nc->scan_scratch.assign(nc->io, static_cast<size_t>(prefix_length) +
-                                (after_length < 0 ? 0 : after_length));
+                                        (after_length < 0 ? 0 : after_length));
     const std::string_view prefix(nc->scan_scratch.data(),
                                   static_cast<size_t>(prefix_length));
     const std::string_view after(nc->scan_scratch.data() + prefix_length,
@@ -260,8 +259,8 @@ bool RegisterMapCache(JNIEnv* env) {
       FALCON_NATIVE("nativeStats", "(JI[J)V", Stats),
       FALCON_NATIVE("nativeChargeFor", "(III)J", ChargeFor),
   };
-  return RegisterClassNatives(
-      env, "io/falconstate/flink/cache/NativeMapCache", kMethods);
+  return RegisterClassNatives(env, "io/falconstate/flink/cache/NativeMapCache",
+                              kMethods);
 }
 
 }  // namespace falcon::jni

@@ -131,7 +131,7 @@ inline bool CheckStateId(JNIEnv* env, jint state_id) {
 // Checks that [0, key_length + value_length) lies in the attached io buffer
 // (value_length 0 when there is no value).
 inline bool CheckIo(JNIEnv* env, const NativeCache* nc, jint key_length,
-             jint value_length) {
+                    jint value_length) {
   if (nc->io == nullptr) {
     ThrowIllegalState(env, "falcon: no io buffer attached");
     return false;
@@ -151,7 +151,7 @@ inline std::string_view IoKey(const NativeCache* nc, jint key_length) {
 }
 
 inline std::string_view IoValue(const NativeCache* nc, jint key_length,
-                         jint value_length) {
+                                jint value_length) {
   return std::string_view(nc->io + key_length,
                           static_cast<size_t>(value_length));
 }

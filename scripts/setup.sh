@@ -14,7 +14,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DEBIAN_PACKAGES=(
   build-essential cmake ninja-build binutils
   libgtest-dev libbenchmark-dev libxxhash-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format-14
   openjdk-17-jdk-headless maven
   python3 python3-venv
 )

@@ -118,8 +118,7 @@ MapScanResult MapCache::Scan(uint32_t state_id, std::string_view prefix,
 Result<WriteOutcome> MapCache::Load(uint32_t state_id, std::string_view prefix,
                                     std::string_view packed, uint32_t count,
                                     uint64_t max_map_bytes) {
-  return cache_->core_->MapLoad(state_id, prefix, packed, count,
-                                max_map_bytes);
+  return cache_->core_->MapLoad(state_id, prefix, packed, count, max_map_bytes);
 }
 
 Result<WriteOutcome> MapCache::Put(uint32_t state_id, std::string_view prefix,

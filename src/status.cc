@@ -5,8 +5,7 @@
 namespace falcon {
 
 Status::Status(Code code, std::string_view msg)
-    : state_(code == Code::kOk ? nullptr
-                               : new State{code, std::string(msg)}) {}
+    : state_(code == Code::kOk ? nullptr : new State{code, std::string(msg)}) {}
 
 Status::Status(const Status& other)
     : state_(other.state_ == nullptr ? nullptr : new State(*other.state_)) {}

@@ -55,8 +55,8 @@ UntunedReason FixedPrefixLength(const TuningInput& in, int32_t* length) {
   if (in.namespace_bytes == kUnknownLength) {
     return UntunedReason::kNamespaceLengthUnknown;
   }
-  const int64_t n = int64_t{in.key_group_prefix_bytes} + in.key_bytes +
-                    in.namespace_bytes;
+  const int64_t n =
+      int64_t{in.key_group_prefix_bytes} + in.key_bytes + in.namespace_bytes;
   if (n > kMaxPrefixLength) return UntunedReason::kPrefixTooLong;
   *length = static_cast<int32_t>(n);
   return UntunedReason::kNone;
@@ -67,8 +67,8 @@ UntunedReason FixedPrefixLength(const TuningInput& in, int32_t* length) {
 // allocates first): RocksDB's arena gives an allocation above a quarter block
 // a chunk of its own size instead of a whole new block.
 int64_t ArenaBlockSize(const TuningInput& in, int64_t allocation) {
-  const int64_t block = std::min(
-      {kMaxArenaBlockSize, in.write_buffer_size / 8, 2 * allocation});
+  const int64_t block =
+      std::min({kMaxArenaBlockSize, in.write_buffer_size / 8, 2 * allocation});
   return std::max<int64_t>(block, 4096);  // RocksDB's minimum block
 }
 

@@ -6,11 +6,13 @@
 #define FALCON_STR(x) FALCON_STR2(x)
 
 #if defined(__clang__)
-#define FALCON_COMPILER \
-  "clang " FALCON_STR(__clang_major__) "." FALCON_STR(__clang_minor__) "." FALCON_STR(__clang_patchlevel__)
+#define FALCON_COMPILER                                \
+  "clang " FALCON_STR(__clang_major__) "." FALCON_STR( \
+      __clang_minor__) "." FALCON_STR(__clang_patchlevel__)
 #elif defined(__GNUC__)
-#define FALCON_COMPILER \
-  "gcc " FALCON_STR(__GNUC__) "." FALCON_STR(__GNUC_MINOR__) "." FALCON_STR(__GNUC_PATCHLEVEL__)
+#define FALCON_COMPILER                                                      \
+  "gcc " FALCON_STR(__GNUC__) "." FALCON_STR(__GNUC_MINOR__) "." FALCON_STR( \
+      __GNUC_PATCHLEVEL__)
 #else
 #define FALCON_COMPILER "unknown compiler"
 #endif

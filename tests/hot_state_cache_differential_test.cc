@@ -88,7 +88,8 @@ void RunSequence(const Config& c, int steps) {
     } else if (op < 968) {
       ok = h.FlushThenClear();
     } else if (op < 985) {
-      uint64_t b = rng.Below(4) == 0 ? rng.Below(2000) : c.max_bytes / 2 + rng.Below(c.max_bytes);
+      uint64_t b = rng.Below(4) == 0 ? rng.Below(2000)
+                                     : c.max_bytes / 2 + rng.Below(c.max_bytes);
       uint64_t e = c.max_entries == 0 ? 0 : 1 + rng.Below(c.max_entries * 2);
       ok = h.SetCapacity(b, e);
     } else {

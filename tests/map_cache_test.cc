@@ -37,7 +37,8 @@ class DbSink : public WriteBackSink {
     }
     return Status::OK();
   }
-  std::map<std::string, std::string> db;  // std::string orders as unsigned bytes
+  std::map<std::string, std::string>
+      db;  // std::string orders as unsigned bytes
   std::vector<std::string> log;
 };
 
@@ -91,7 +92,8 @@ class MapCacheTest : public ::testing::Test {
                                   uint64_t cap = kCap) {
     std::map<std::string, std::string> records;
     for (auto it = sink_.db.lower_bound(prefix);
-         it != sink_.db.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+         it != sink_.db.end() &&
+         it->first.compare(0, prefix.size(), prefix) == 0;
          ++it) {
       records[it->first.substr(prefix.size())] = it->second;
     }
@@ -108,9 +110,9 @@ class MapCacheTest : public ::testing::Test {
     bool first = true;
     while (true) {
       std::string_view after_view(after);
-      MapScanResult r = maps_->Scan(kState, prefix,
-                                    has_after ? &after_view : nullptr,
-                                    out.data(), out.size(), first);
+      MapScanResult r =
+          maps_->Scan(kState, prefix, has_after ? &after_view : nullptr,
+                      out.data(), out.size(), first);
       first = false;
       EXPECT_EQ(r.kind, MapLookup::kHit);
       if (r.kind != MapLookup::kHit) return all;
@@ -157,7 +159,7 @@ TEST_F(MapCacheTest, MissThenLoadThenHitsAndAbsentKeys) {
 TEST_F(MapCacheTest, WritesAreDirtyUntilFlushedAsSingleRecords) {
   sink_.db = {{"pk", "old"}, {"px", "gone"}};
   ASSERT_TRUE(LoadFromDb("p").ok());
-  ASSERT_TRUE(maps_->Put(kState, "p", "k", "new", kCap).ok());  // in place
+  ASSERT_TRUE(maps_->Put(kState, "p", "k", "new", kCap).ok());    // in place
   ASSERT_TRUE(maps_->Put(kState, "p", "a", "first", kCap).ok());  // rebuilt
   ASSERT_TRUE(maps_->Put(kState, "p", "k", "longer!", kCap).ok());
   ASSERT_TRUE(maps_->Remove(kState, "p", "x").ok());  // in RocksDB: tombstone
@@ -167,9 +169,8 @@ TEST_F(MapCacheTest, WritesAreDirtyUntilFlushedAsSingleRecords) {
   EXPECT_EQ(sink_.db.at("pk"), "old") << "write-back, not write-through";
   Flush();
   EXPECT_EQ(sink_.log, (std::vector<std::string>{"+pa", "+pk", "-px"}));
-  EXPECT_EQ(sink_.db,
-            (std::map<std::string, std::string>{{"pa", "first"},
-                                                {"pk", "longer!"}}));
+  EXPECT_EQ(sink_.db, (std::map<std::string, std::string>{{"pa", "first"},
+                                                          {"pk", "longer!"}}));
   sink_.log.clear();
   Flush();
   EXPECT_TRUE(sink_.log.empty()) << "clean after the flush";
@@ -177,7 +178,8 @@ TEST_F(MapCacheTest, WritesAreDirtyUntilFlushedAsSingleRecords) {
   ASSERT_TRUE(maps_->Remove(kState, "p", "a").ok());
   Flush();
   EXPECT_EQ(sink_.log, (std::vector<std::string>{"-pa"}));
-  EXPECT_EQ(ScanAll("p"), (std::map<std::string, std::string>{{"k", "longer!"}}));
+  EXPECT_EQ(ScanAll("p"),
+            (std::map<std::string, std::string>{{"k", "longer!"}}));
   EXPECT_EQ(cache_->Stats(kState).dirty_writebacks, 4u);
   EXPECT_EQ(cache_->Stats(kState).tombstones, 2u);
 }
@@ -203,7 +205,8 @@ TEST_F(MapCacheTest, ScanIsInUnsignedByteOrderAndResumesAfterAKey) {
   ASSERT_TRUE(LoadFromDb("p").ok());
   // 0x80 and above sort after 0x7f, as in RocksDB.
   std::vector<char> out(1 << 16);
-  MapScanResult all = maps_->Scan(kState, "p", nullptr, out.data(), out.size(), true);
+  MapScanResult all =
+      maps_->Scan(kState, "p", nullptr, out.data(), out.size(), true);
   ASSERT_EQ(all.records, 40u);
   std::vector<unsigned char> order;
   size_t at = 0;
@@ -246,8 +249,8 @@ TEST_F(MapCacheTest, AMapGrowingOverItsCapIsWrittenBackAndBecomesAMarker) {
   ASSERT_TRUE(LoadFromDb("p", 256).ok());
   int puts = 0;
   for (; puts < 100; ++puts) {
-    auto r = maps_->Put(kState, "p", "k" + std::to_string(100 + puts),
-                        "value", 256);
+    auto r =
+        maps_->Put(kState, "p", "k" + std::to_string(100 + puts), "value", 256);
     ASSERT_TRUE(r.ok());
     ASSERT_EQ(*r, WriteOutcome::kCached);
     if (maps_->Get(kState, "p", "k100").kind == MapLookup::kOversized) break;
@@ -282,7 +285,8 @@ TEST_F(MapCacheTest, EvictedDirtyMapsAreWrittenBack) {
   for (int m = 0; m < 200; ++m) {
     const std::string prefix = "m" + std::to_string(1000 + m);
     ASSERT_TRUE(LoadFromDb(prefix).ok());
-    ASSERT_TRUE(maps_->Put(kState, prefix, "k", std::string(40, 'x'), kCap).ok());
+    ASSERT_TRUE(
+        maps_->Put(kState, prefix, "k", std::string(40, 'x'), kCap).ok());
   }
   EXPECT_LE(cache_->bytes(), 16u << 10);
   EXPECT_GT(cache_->Stats(kState).evictions, 0u);
@@ -315,7 +319,8 @@ TEST_F(MapCacheTest, DifferentialAgainstAModel) {
       const int op = static_cast<int>(rng() % 100);
       // The caller's read path: load on a miss.
       MapGetResult g = maps_->Get(kState, prefix, key);
-      if (g.kind == MapLookup::kMiss && op % 8 != 0) {  // sometimes left to RocksDB
+      if (g.kind == MapLookup::kMiss &&
+          op % 8 != 0) {  // sometimes left to RocksDB
         ASSERT_TRUE(LoadFromDb(prefix, cap).ok());
         g = maps_->Get(kState, prefix, key);
       }
@@ -346,7 +351,8 @@ TEST_F(MapCacheTest, DifferentialAgainstAModel) {
         ASSERT_TRUE(r.ok());
         auto drop = [&](std::map<std::string, std::string>* m) {
           auto it = m->lower_bound(prefix);
-          while (it != m->end() && it->first.compare(0, prefix.size(), prefix) == 0) {
+          while (it != m->end() &&
+                 it->first.compare(0, prefix.size(), prefix) == 0) {
             it = m->erase(it);
           }
         };
@@ -357,7 +363,8 @@ TEST_F(MapCacheTest, DifferentialAgainstAModel) {
           ASSERT_EQ(ScanAll(prefix).size(),
                     static_cast<size_t>(std::count_if(
                         model.begin(), model.end(), [&](const auto& kv) {
-                          return kv.first.compare(0, prefix.size(), prefix) == 0;
+                          return kv.first.compare(0, prefix.size(), prefix) ==
+                                 0;
                         })));
         }
       } else if (op < 89) {

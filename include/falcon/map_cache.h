@@ -88,8 +88,8 @@ class MapCache {
   // to `out` in key order while they fit `capacity`. `first` counts an
   // access of the map; a continuation does not.
   MapScanResult Scan(uint32_t state_id, std::string_view prefix,
-                     const std::string_view* after, char* out,
-                     size_t capacity, bool first);
+                     const std::string_view* after, char* out, size_t capacity,
+                     bool first);
 
   // Caches the map read from RocksDB (`count` packed records, in key order)
   // clean, unless a version is cached already. Over `max_map_bytes`: caches

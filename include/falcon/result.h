@@ -21,7 +21,7 @@ template <class T>
 class [[nodiscard]] Result {
  public:
   // Implicit on purpose: `return value;` and `return Status::...;` both work.
-  Result(T value) : value_(std::move(value)) {}  // NOLINT
+  Result(T value) : value_(std::move(value)) {}         // NOLINT
   Result(Status status) : status_(std::move(status)) {  // NOLINT
     assert(!status_.ok() && "Result built from an OK status has no value");
   }

@@ -30,9 +30,11 @@ inline bool SameBytes(const char* a, const char* b, size_t n) {
   if (n >= 8 && n <= 32) {
     // [0, 8) and [n - 8, n) cover n <= 16; above, [8, 16) and [n - 16, n - 8)
     // cover the middle.
-    uint64_t d = (Load64(a) ^ Load64(b)) | (Load64(a + n - 8) ^ Load64(b + n - 8));
+    uint64_t d =
+        (Load64(a) ^ Load64(b)) | (Load64(a + n - 8) ^ Load64(b + n - 8));
     if (n > 16) {
-      d |= (Load64(a + 8) ^ Load64(b + 8)) | (Load64(a + n - 16) ^ Load64(b + n - 16));
+      d |= (Load64(a + 8) ^ Load64(b + 8)) |
+           (Load64(a + n - 16) ^ Load64(b + n - 16));
     }
     return d == 0;
   }

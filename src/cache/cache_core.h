@@ -89,8 +89,7 @@ class CacheCore {
                                uint64_t max_map_bytes);
   Result<WriteOutcome> MapWrite(uint32_t state_id, std::string_view prefix,
                                 MapOp op, std::string_view user_key,
-                                std::string_view value,
-                                uint64_t max_map_bytes);
+                                std::string_view value, uint64_t max_map_bytes);
   MapStats MapStatsOf(uint32_t state_id) const {
     const StateSlot* s = accounting_.Find(state_id);
     return s == nullptr ? MapStats() : s->map;
@@ -151,8 +150,8 @@ class CacheCore {
 
   // Puts a new body (or value) into e, relocating the block when its size
   // class changes; sets the entry's dirty bit to `dirty`.
-  Status ReplaceValue(Entry* e, size_t pos, std::string_view value,
-                      bool absent, bool dirty);
+  Status ReplaceValue(Entry* e, size_t pos, std::string_view value, bool absent,
+                      bool dirty);
   // A map grown over its cap: its dirty records (`body`) go to the sink now,
   // and the entry becomes the clean oversized marker.
   Status Oversize(Entry* e, size_t pos, std::string_view body);
@@ -183,7 +182,7 @@ class CacheCore {
   WindowAdapter window_;
   BypassTracker bypass_;
   WriteBack write_back_;
-  Entry* newest_ = nullptr;  // the entry inserted last, while it is cached
+  Entry* newest_ = nullptr;     // the entry inserted last, while it is cached
   MapBodyBuilder map_builder_;  // reused by the map writes
 };
 

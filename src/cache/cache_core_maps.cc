@@ -63,8 +63,7 @@ GetResult CacheCore::MapPeek(uint32_t state_id, std::string_view prefix) const {
 
 Result<WriteOutcome> CacheCore::MapLoad(uint32_t state_id,
                                         std::string_view prefix,
-                                        std::string_view packed,
-                                        uint32_t count,
+                                        std::string_view packed, uint32_t count,
                                         uint64_t max_map_bytes) {
   if (state_id >= HotStateCache::kMaxStates) {
     return Status::InvalidArgument("state id >= HotStateCache::kMaxStates");
@@ -85,8 +84,8 @@ Result<WriteOutcome> CacheCore::MapLoad(uint32_t state_id,
   }
   const size_t data_bytes = map_builder_.data_bytes();
   const std::string_view body = map_builder_.Finish();
-  const size_t need = HotStateCache::kEntryHeaderBytes + prefix.size() +
-                      body.size();
+  const size_t need =
+      HotStateCache::kEntryHeaderBytes + prefix.size() + body.size();
   if (data_bytes > max_map_bytes ||
       body.size() > HotStateCache::kMaxValueBytes ||
       blocks_.ChargeOf(need) > limits_.bytes) {
@@ -188,11 +187,13 @@ Result<WriteOutcome> CacheCore::MapWrite(uint32_t state_id,
   // Within the body's slack: append the record, move the offsets.
   const size_t body_size = e->value_len();
   if (op == MapOp::kPut) {
-    const size_t grown = body.data_bytes() + RecordBytes(user_key.size(), value.size()) +
-                         (found ? 0 : 4) -
-                         (found ? RecordBytes(old.key.size(), old.value.size()) : 0);
+    const size_t grown =
+        body.data_bytes() + RecordBytes(user_key.size(), value.size()) +
+        (found ? 0 : 4) -
+        (found ? RecordBytes(old.key.size(), old.value.size()) : 0);
     if (grown <= max_map_bytes) {
-      const uint8_t flags = kRecordDirty | (found ? (old.flags & kRecordInDb) : 0);
+      const uint8_t flags =
+          kRecordDirty | (found ? (old.flags & kRecordInDb) : 0);
       if (found ? ReplaceRecord(raw, body_size, at, value, flags)
                 : InsertRecord(raw, body_size, at, user_key, value, flags)) {
         return done_in_place();
@@ -200,7 +201,8 @@ Result<WriteOutcome> CacheCore::MapWrite(uint32_t state_id,
     }
   } else if (op == MapOp::kRemove &&
              2 * (size_t{body.garbage()} +
-                  RecordBytes(old.key.size(), old.value.size())) <= body.used()) {
+                  RecordBytes(old.key.size(), old.value.size())) <=
+                 body.used()) {
     EraseRecord(raw, body_size, at);  // a key RocksDB does not hold
     return done_in_place();
   }
@@ -218,8 +220,9 @@ Result<WriteOutcome> CacheCore::MapWrite(uint32_t state_id,
     }
     if (i == at) {
       if (op == MapOp::kPut) {
-        map_builder_.Add(user_key, value,
-                         kRecordDirty | (found ? (old.flags & kRecordInDb) : 0));
+        map_builder_.Add(
+            user_key, value,
+            kRecordDirty | (found ? (old.flags & kRecordInDb) : 0));
       }
       if (found) continue;  // replaced, or removed (not in RocksDB)
     }

@@ -49,7 +49,8 @@ void MapBodyBuilder::Add(std::string_view key, std::string_view value,
   out[2] = static_cast<char>(flags);
   out[3] = 0;
   std::memcpy(out + 4, &vlen, 4);
-  if (!key.empty()) std::memcpy(out + kRecordHeaderBytes, key.data(), key.size());
+  if (!key.empty())
+    std::memcpy(out + kRecordHeaderBytes, key.data(), key.size());
   if (!value.empty()) {
     std::memcpy(out + kRecordHeaderBytes + key.size(), value.data(),
                 value.size());
@@ -83,7 +84,9 @@ std::string_view MapBodyBuilder::Finish() {
 
 namespace {
 
-void Store32(char* body, size_t at, uint32_t v) { std::memcpy(body + at, &v, 4); }
+void Store32(char* body, size_t at, uint32_t v) {
+  std::memcpy(body + at, &v, 4);
+}
 
 // Writes a record at the end of the used records area; returns its offset.
 uint32_t AppendRecord(char* body, const MapBodyView& view, std::string_view key,
@@ -97,12 +100,15 @@ uint32_t AppendRecord(char* body, const MapBodyView& view, std::string_view key,
   out[2] = static_cast<char>(flags);
   out[3] = 0;
   std::memcpy(out + 4, &vlen, 4);
-  if (!key.empty()) std::memcpy(out + kRecordHeaderBytes, key.data(), key.size());
+  if (!key.empty())
+    std::memcpy(out + kRecordHeaderBytes, key.data(), key.size());
   if (!value.empty()) {
-    std::memcpy(out + kRecordHeaderBytes + key.size(), value.data(), value.size());
+    std::memcpy(out + kRecordHeaderBytes + key.size(), value.data(),
+                value.size());
   }
   Store32(body, 12,
-          static_cast<uint32_t>(view.used() + RecordBytes(key.size(), value.size())));
+          static_cast<uint32_t>(view.used() +
+                                RecordBytes(key.size(), value.size())));
   return off;
 }
 
@@ -112,8 +118,8 @@ bool InsertRecord(char* body, size_t size, uint32_t at, std::string_view key,
                   std::string_view value, uint8_t flags) {
   const MapBodyView view(body, size);
   const uint32_t n = view.count();
-  if (n >= view.slots() ||
-      view.used() + RecordBytes(key.size(), value.size()) > view.records_capacity()) {
+  if (n >= view.slots() || view.used() + RecordBytes(key.size(), value.size()) >
+                               view.records_capacity()) {
     return false;
   }
   const uint32_t off = AppendRecord(body, view, key, value, flags);
@@ -129,7 +135,8 @@ bool ReplaceRecord(char* body, size_t size, uint32_t at, std::string_view value,
                    uint8_t flags) {
   const MapBodyView view(body, size);
   const MapRecord old = view.At(at);
-  if (view.used() + RecordBytes(old.key.size(), value.size()) > view.records_capacity()) {
+  if (view.used() + RecordBytes(old.key.size(), value.size()) >
+      view.records_capacity()) {
     return false;
   }
   // The key is copied before the header fields it sits next to change.
@@ -138,7 +145,8 @@ bool ReplaceRecord(char* body, size_t size, uint32_t at, std::string_view value,
   const uint32_t off = AppendRecord(body, view, old.key, value, flags);
   Store32(body, kBodyHeaderBytes + 4 * size_t{at}, off);
   Store32(body, 16,
-          garbage + static_cast<uint32_t>(RecordBytes(old.key.size(), old.value.size())));
+          garbage + static_cast<uint32_t>(
+                        RecordBytes(old.key.size(), old.value.size())));
   const bool was_live = old.live();
   const bool is_live = (flags & kRecordTombstone) == 0;
   if (was_live != is_live) Store32(body, 4, is_live ? live + 1 : live - 1);
@@ -154,7 +162,8 @@ void EraseRecord(char* body, size_t size, uint32_t at) {
   Store32(body, 0, n - 1);
   if (old.live()) Store32(body, 4, view.live() - 1);
   Store32(body, 16,
-          view.garbage() + static_cast<uint32_t>(RecordBytes(old.key.size(), old.value.size())));
+          view.garbage() + static_cast<uint32_t>(
+                               RecordBytes(old.key.size(), old.value.size())));
 }
 
 }  // namespace cache_internal

@@ -73,7 +73,9 @@ class MapBodyView {
   uint32_t used() const { return size_ < kBodyHeaderBytes ? 0 : Load32(12); }
   uint32_t garbage() const { return size_ < kBodyHeaderBytes ? 0 : Load32(16); }
   // Where the records area starts, and its capacity.
-  size_t records_start() const { return kBodyHeaderBytes + 4 * size_t{slots()}; }
+  size_t records_start() const {
+    return kBodyHeaderBytes + 4 * size_t{slots()};
+  }
   size_t records_capacity() const {
     return size_ < kBodyHeaderBytes ? 0 : size_ - records_start();
   }

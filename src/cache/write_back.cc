@@ -2,9 +2,8 @@
 
 #include "cache/write_back.h"
 
-#include <cstring>
-
 #include <algorithm>
+#include <cstring>
 #include <string_view>
 
 namespace falcon {
@@ -48,11 +47,11 @@ Status WriteBack::WriteInChunks(Entry* const* entries, size_t n, Done&& done) {
       continue;
     }
     if (status.ok()) {
-      chunk_.push_back(DirtyEntry{
-          e->state(), e->key_view(),
-          e->absent() ? std::string_view()
-                      : std::string_view(e->value(), e->value_len()),
-          e->absent()});
+      chunk_.push_back(
+          DirtyEntry{e->state(), e->key_view(),
+                     e->absent() ? std::string_view()
+                                 : std::string_view(e->value(), e->value_len()),
+                     e->absent()});
     }
     if (chunk_.size() == HotStateCache::kMaxBatch) write_chunk(i + 1);
   }
@@ -82,9 +81,8 @@ Status WriteBack::WriteMap(uint32_t state, std::string_view prefix,
     }
     const std::string_view key(out, prefix.size() + r.key.size());
     out += key.size();
-    chunk_.push_back(DirtyEntry{state, key,
-                                r.live() ? r.value : std::string_view(),
-                                !r.live()});
+    chunk_.push_back(DirtyEntry{
+        state, key, r.live() ? r.value : std::string_view(), !r.live()});
     if (chunk_.size() == HotStateCache::kMaxBatch) {
       Status st = sink_->Write(chunk_.data(), chunk_.size());
       chunk_.clear();

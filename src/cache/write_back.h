@@ -63,7 +63,7 @@ class WriteBack {
   const uint32_t batch_;
   Accounting* const accounting_;
   EntryAllocator* const blocks_;
-  std::vector<Entry*> victims_;    // evicted first, then written ahead
+  std::vector<Entry*> victims_;  // evicted first, then written ahead
   // After entry e was written back: a map's records become clean too.
   void Cleaned(Entry* e);
 

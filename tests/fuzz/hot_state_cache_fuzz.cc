@@ -74,14 +74,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         ok = (arg & 1) ? h.DropState(state) : h.FlushThenClear();
         break;
       case 10:
-        ok = h.SetCapacity(uint64_t(arg) * 64, o.max_entries == 0 ? 0 : 1 + arg % 8);
+        ok = h.SetCapacity(uint64_t(arg) * 64,
+                           o.max_entries == 0 ? 0 : 1 + arg % 8);
         break;
       case 11:
         ok = h.FlushAll();
         break;
     }
     if (!ok) {
-      std::fprintf(stderr, "mismatch at op %zu: %s\n", (i - 1) / 4, h.error().c_str());
+      std::fprintf(stderr, "mismatch at op %zu: %s\n", (i - 1) / 4,
+                   h.error().c_str());
       std::abort();
     }
   }
