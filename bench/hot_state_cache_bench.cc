@@ -97,7 +97,8 @@ struct Fixture {
     char key[64];
     for (uint64_t i = 0; i < entries; ++i) {
       MakeKey(i, key, key_len);
-      if (!cache->Fill(0, std::string_view(key, key_len), value).ok()) std::abort();
+      if (!cache->Fill(0, std::string_view(key, key_len), value).ok())
+        std::abort();
     }
   }
 };
@@ -174,7 +175,8 @@ void BM_Cache(benchmark::State& state) {
       case kGetPut: {
         get_into_out(id);
         out[0] = static_cast<char>(out[0] + 1);
-        auto r = f.cache->Put(0, std::string_view(key, key_len), std::string_view(out, value_len));
+        auto r = f.cache->Put(0, std::string_view(key, key_len),
+                              std::string_view(out, value_len));
         benchmark::DoNotOptimize(r);
         break;
       }
@@ -238,7 +240,8 @@ void BM_SlotThenBlockFloor(benchmark::State& state) {
     slot_of[i] = static_cast<uint32_t>(pos);
   }
   std::vector<uint32_t> order = RandomOrder(entries, 1 << 16);
-  for (uint32_t& x : order) x = slot_of[x];  // precomputed: no extra load per operation
+  for (uint32_t& x : order)
+    x = slot_of[x];  // precomputed: no extra load per operation
   char out[128];
   size_t i = 0;
   for (auto _ : state) {
@@ -306,7 +309,8 @@ void Register() {
       ->Arg(1)
       ->ArgNames({"huge"})
       ->MinTime(0.1);
-  benchmark::RegisterBenchmark("baseline_slot_then_block_floor", BM_SlotThenBlockFloor)
+  benchmark::RegisterBenchmark("baseline_slot_then_block_floor",
+                               BM_SlotThenBlockFloor)
       ->Arg(10000)
       ->Arg(1000000)
       ->ArgNames({"entries"})
@@ -339,9 +343,11 @@ class ResultReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     benchmark::ConsoleReporter::ReportRuns(runs);
     for (const Run& r : runs) {
-      if (r.run_type == Run::RT_Aggregate && r.aggregate_name != "median") continue;
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name != "median")
+        continue;
       std::string name = r.benchmark_name();
-      std::pair<double, double> ns(r.GetAdjustedRealTime(), r.GetAdjustedCPUTime());
+      std::pair<double, double> ns(r.GetAdjustedRealTime(),
+                                   r.GetAdjustedCPUTime());
       if (r.run_type == Run::RT_Aggregate) {
         medians[name] = ns;
       } else {
@@ -455,9 +461,12 @@ void PrintOverhead() {
     sum += real;
     ++count;
   }
-  std::printf("RESULT per_entry_overhead_sweep key_plus_value=8..263 entries=2000 mean_bytes=%.1f "
-              "worst_bytes=%.1f (small caches carry the fixed initial sketch and index)\n",
-              sum / count, worst);
+  std::printf(
+      "RESULT per_entry_overhead_sweep key_plus_value=8..263 entries=2000 "
+      "mean_bytes=%.1f "
+      "worst_bytes=%.1f (small caches carry the fixed initial sketch and "
+      "index)\n",
+      sum / count, worst);
 }
 
 }  // namespace
@@ -508,14 +517,17 @@ int main(int argc, char** argv) {
       }
     }
   }
-  for (const char* baseline : {"baseline_unordered_map_hit", "baseline_slot_then_block_floor"}) {
+  for (const char* baseline :
+       {"baseline_unordered_map_hit", "baseline_slot_then_block_floor"}) {
     for (int64_t entries : {10000, 1000000}) {
-      auto times = get(std::string(baseline) + "/entries:" + std::to_string(entries) +
-                       "/min_time:0.100");
+      auto times =
+          get(std::string(baseline) + "/entries:" + std::to_string(entries) +
+              "/min_time:0.100");
       if (times.second >= 0) {
-        std::printf("RESULT %s entries=%lld key=16 value=64 median_cpu_ns=%.1f "
-                    "median_real_ns=%.1f\n",
-                    baseline, (long long)entries, times.second, times.first);
+        std::printf(
+            "RESULT %s entries=%lld key=16 value=64 median_cpu_ns=%.1f "
+            "median_real_ns=%.1f\n",
+            baseline, (long long)entries, times.second, times.first);
       }
     }
   }

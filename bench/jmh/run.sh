@@ -1,16 +1,14 @@
 #!/usr/bin/env bash
-# JMH benchmarks of issues 7 and 8 (docs/benchmarks.md, sections value-state-jmh and
-# column-family-tuning). Builds falcon-flink and this project in one Maven reactor
+# JMH benchmarks of the keyed state backends (docs/benchmarks.md). Builds falcon-flink and this project in one Maven reactor
 # (bench/jmh/reactor/pom.xml: nothing is installed into ~/.m2), and runs
 # the selected benchmarks in forked JVMs with Java 17's add-opens and the Falcon native library,
 # writing JMH's JSON to build/jmh/<name>.json and RESULT lines (summarize.py) to stdout.
 #
 #   bench/jmh/run.sh [--no-build] [--native-library PATH] [--quick] [suite ...] [-- extra JMH args]
 #
-# Suites: value (issue 7, ValueState, with -prof gc), jni-path (issue 7, the cache's Java/JNI path
-# alone), checkpoint (issue 7, checkpoint sync phase),
-# hash-memtable (issue 8, ValueState put/get skiplist vs HashLinkList),
-# range-filter (issue 8, MapState absent keys), map (MapState through the cache: get, put,
+# Suites: value (ValueState, with -prof gc), jni-path (the cache's Java/JNI path alone),
+# checkpoint (checkpoint sync phase), hash-memtable (ValueState put/get skiplist vs HashLinkList),
+# range-filter (MapState absent keys), map (MapState through the cache: get, put,
 # contains, iterate, remove). Default: all six, in that order.
 # --quick: -f 1 -wi 2 -i 3 with short iterations (what the shared 2-core machine allows).
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"

@@ -34,11 +34,11 @@ import java.util.concurrent.TimeUnit;
  * Issue 7: duration of the synchronous phase of a checkpoint ({@code snapshot(...)} until it
  * returns the RunnableFuture of the asynchronous part) with 0, 10k and 100k dirty entries.
  *
- * <p>100k keys (64-byte values) are written and checkpointed once in setup. Before every
- * measured snapshot, {@code dirty} distinct keys are updated (for Falcon, with a cache holding
- * all 100k keys and no dirty cap, they stay dirty in the cache, so the synchronous phase writes
- * them back; for stock RocksDB they sit in the memtable). The asynchronous part runs after the
- * measurement, then its files are discarded. One measured snapshot per iteration (single shot).
+ * <p>100k keys (64-byte values) are written and checkpointed once in setup. Before every measured
+ * snapshot, {@code dirty} distinct keys are updated (for Falcon, with a cache holding all 100k keys
+ * and no dirty cap, they stay dirty in the cache, so the synchronous phase writes them back; for
+ * stock RocksDB they sit in the memtable). The asynchronous part runs after the measurement, then
+ * its files are discarded. One measured snapshot per iteration (single shot).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SingleShotTime)

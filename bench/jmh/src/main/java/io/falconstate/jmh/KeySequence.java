@@ -7,9 +7,9 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
- * A pre-generated access sequence over {@code n} keys (boxed once, so the benchmark loop
- * allocates nothing itself): uniform, or Zipf with exponent {@code alpha} over a random
- * permutation of the keys (the hottest key is not key 0, so hot keys spread over key groups).
+ * A pre-generated access sequence over {@code n} keys (boxed once, so the benchmark loop allocates
+ * nothing itself): uniform, or Zipf with exponent {@code alpha} over a random permutation of the
+ * keys (the hottest key is not key 0, so hot keys spread over key groups).
  */
 public final class KeySequence {
 
@@ -18,6 +18,7 @@ public final class KeySequence {
 
     /** The key objects, {@code keys[i] == i}. */
     public final Long[] keys;
+
     /** Indices into {@link #keys}, {@link #LENGTH} long. */
     public final int[] sequence;
 

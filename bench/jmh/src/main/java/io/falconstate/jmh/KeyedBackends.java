@@ -38,13 +38,14 @@ import java.util.Map;
 import java.util.concurrent.RunnableFuture;
 
 /**
- * Builds keyed state backends directly, the way Flink's own state tests and flink-benchmarks do:
- * a {@link MockEnvironment} with managed memory, Long keys, 128 key groups, one subtask owning
- * all of them, managed-memory fraction 1.0.
+ * Builds keyed state backends directly, the way Flink's own state tests and flink-benchmarks do: a
+ * {@link MockEnvironment} with managed memory, Long keys, 128 key groups, one subtask owning all of
+ * them, managed-memory fraction 1.0.
  */
 public final class KeyedBackends implements AutoCloseable {
 
     public static final int MAX_PARALLELISM = 128;
+
     /** System property with {@code key=value} pairs (separated by ';') added to every backend. */
     public static final String EXTRA_CONF_PROPERTY = "falcon.bench.conf";
 
@@ -127,9 +128,9 @@ public final class KeyedBackends implements AutoCloseable {
     }
 
     /**
-     * One line of Falcon's cache counters (hits, misses, evictions, write-backs) for the bench
-     * log, so a run shows whether a "100%" cache really served every access from memory; null
-     * for the other backends.
+     * One line of Falcon's cache counters (hits, misses, evictions, write-backs) for the bench log,
+     * so a run shows whether a "100%" cache really served every access from memory; null for the
+     * other backends.
      */
     @SuppressWarnings("unchecked")
     public String cacheCounters() {
@@ -189,7 +190,10 @@ public final class KeyedBackends implements AutoCloseable {
         long id = ++checkpointId;
         RunnableFuture<SnapshotResult<KeyedStateHandle>> pending =
                 backend.snapshot(
-                        id, id, checkpointStreams(), CheckpointOptions.forCheckpointWithDefaultLocation());
+                        id,
+                        id,
+                        checkpointStreams(),
+                        CheckpointOptions.forCheckpointWithDefaultLocation());
         pending.run();
         SnapshotResult<KeyedStateHandle> result = pending.get();
         backend.notifyCheckpointComplete(id);

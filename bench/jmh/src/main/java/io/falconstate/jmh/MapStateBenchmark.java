@@ -10,6 +10,7 @@ import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerial
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -28,14 +29,15 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * MapState through Flink's state API, as a streaming join uses it: 100k keys (the join keys),
- * each with a small map of {@value #ENTRIES} entries (user key Long, 32-byte value); the key of
- * each operation follows a uniform or Zipf(0.99) sequence, the user key cycles. Stock RocksDB,
- * Falcon with its cache holding 10% of the maps ({@code falcon-10}: one map is one cache entry),
- * and the heap backend ({@code falcon-100}, every map cached, is not run by default). Operations: {@code getPresent}, {@code getAbsent} (a user key the map
- * does not hold: the join's lookup before an insert), {@code put} (overwrite), {@code contains},
- * {@code iterate} (every entry of the map, keys and values read), {@code removeThenPut} (remove
- * a present entry and put it back: one operation is the pair, so the map stays the same).
+ * MapState through Flink's state API, as a streaming join uses it: 100k keys (the join keys), each
+ * with a small map of {@value #ENTRIES} entries (user key Long, 32-byte value); the key of each
+ * operation follows a uniform or Zipf(0.99) sequence, the user key cycles. Stock RocksDB, Falcon
+ * with its cache holding 10% of the maps ({@code falcon-10}: one map is one cache entry), and the
+ * heap backend ({@code falcon-100}, every map cached, is not run by default). Operations: {@code
+ * getPresent}, {@code getAbsent} (a user key the map does not hold: the join's lookup before an
+ * insert), {@code put} (overwrite), {@code contains}, {@code iterate} (every entry of the map, keys
+ * and values read), {@code removeThenPut} (remove a present entry and put it back: one operation is
+ * the pair, so the map stays the same).
  *
  * <p>CPU time per operation as in {@link ValueStateBenchmark} ({@code cpuNanos / ops}).
  */
@@ -67,9 +69,11 @@ public class MapStateBenchmark {
     static KeyedBackends open(String backend) throws Exception {
         switch (backend) {
             case "rocksdb":
-                return new KeyedBackends("rocksdb", new HashMap<>(), ValueStateBenchmark.MANAGED_MEMORY);
+                return new KeyedBackends(
+                        "rocksdb", new HashMap<>(), ValueStateBenchmark.MANAGED_MEMORY);
             case "heap":
-                return new KeyedBackends("heap", new HashMap<>(), ValueStateBenchmark.MANAGED_MEMORY);
+                return new KeyedBackends(
+                        "heap", new HashMap<>(), ValueStateBenchmark.MANAGED_MEMORY);
             case "falcon-10":
             case "falcon-100":
                 {
@@ -92,7 +96,9 @@ public class MapStateBenchmark {
                         VoidNamespace.INSTANCE,
                         VoidNamespaceSerializer.INSTANCE,
                         new MapStateDescriptor<>(
-                                "map", LongSerializer.INSTANCE, BytePrimitiveArraySerializer.INSTANCE));
+                                "map",
+                                LongSerializer.INSTANCE,
+                                BytePrimitiveArraySerializer.INSTANCE));
         KeySequence seq = KeySequence.of(distribution, KEYS, 42);
         keys = seq.keys;
         sequence = seq.sequence;
@@ -115,7 +121,8 @@ public class MapStateBenchmark {
     public void tearDown() throws Exception {
         String counters = backends.cacheCounters();
         if (counters != null) {
-            System.out.println("\n[falcon-cache] " + backend + " " + distribution + ": " + counters);
+            System.out.println(
+                    "\n[falcon-cache] " + backend + " " + distribution + ": " + counters);
         }
         backends.close();
     }

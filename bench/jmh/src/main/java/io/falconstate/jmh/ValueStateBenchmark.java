@@ -32,16 +32,16 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Issue 7: ValueState get / update / get+update through Flink's state API, in the style of
- * flink-benchmarks' ValueStateBenchmark (a keyed backend built directly, setCurrentKey + one
- * state call per operation). 100k Long keys, 64-byte byte[] values, uniform or Zipf(0.99)
- * access; stock RocksDB, Falcon with its cache holding 10% or 100% of the keys, and the heap
- * (HashMapStateBackend) backend. Every key is written once in setup, so reads always hit a
- * present key.
+ * flink-benchmarks' ValueStateBenchmark (a keyed backend built directly, setCurrentKey + one state
+ * call per operation). 100k Long keys, 64-byte byte[] values, uniform or Zipf(0.99) access; stock
+ * RocksDB, Falcon with its cache holding 10% or 100% of the keys, and the heap
+ * (HashMapStateBackend) backend. Every key is written once in setup, so reads always hit a present
+ * key.
  *
  * <p>Besides ops/ms, every method reports {@code cpuNanos} and {@code ops} per iteration ({@link
  * CpuTime}): the benchmark thread's CPU time, so {@code cpuNanos / ops} is the CPU cost of one
- * operation, which a loaded machine distorts far less than wall-clock throughput (it still
- * excludes background threads such as RocksDB's flushes and compactions).
+ * operation, which a loaded machine distorts far less than wall-clock throughput (it still excludes
+ * background threads such as RocksDB's flushes and compactions).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -55,7 +55,9 @@ public class ValueStateBenchmark {
      * instruction path (docs/benchmarks.md, "What a hit costs when nothing misses").
      */
     public static final int KEYS = Integer.getInteger("falcon.bench.keys", 100_000);
+
     public static final int BATCH = 1024;
+
     /**
      * Managed memory of the mock slot (RocksDB's block cache and write buffers): 128 MB, or the
      * bytes in the system property {@code falcon.bench.managed-memory} (pass it to the fork with
@@ -66,9 +68,9 @@ public class ValueStateBenchmark {
             Long.getLong("falcon.bench.managed-memory", 128L << 20);
 
     /**
-     * A checkpoint (both phases, on the benchmark thread, so its CPU time counts) after every
-     * this many operations; 0 (the default) never checkpoints, as flink-benchmarks does not.
-     * System property {@code falcon.bench.checkpoint-every}: a job flushes its memtables at every
+     * A checkpoint (both phases, on the benchmark thread, so its CPU time counts) after every this
+     * many operations; 0 (the default) never checkpoints, as flink-benchmarks does not. System
+     * property {@code falcon.bench.checkpoint-every}: a job flushes its memtables at every
      * checkpoint, which this shows (docs/benchmarks.md, in-place updates).
      */
     public static final long CHECKPOINT_EVERY = Long.getLong("falcon.bench.checkpoint-every", 0);
@@ -101,7 +103,9 @@ public class ValueStateBenchmark {
         // A fixed per-subtask cache outside managed memory (RocksDB keeps all of it, as in the
         // stock run), bounded by entries: exactly percent% of the keys.
         conf.put("state.backend.falcon.cache.size-per-subtask", "256mb");
-        conf.put("state.backend.falcon.cache.entries-per-subtask", Long.toString((long) keys * percent / 100));
+        conf.put(
+                "state.backend.falcon.cache.entries-per-subtask",
+                Long.toString((long) keys * percent / 100));
         return conf;
     }
 
@@ -159,8 +163,15 @@ public class ValueStateBenchmark {
     public void tearDown() throws Exception {
         if (CHECKPOINT_EVERY > 0) {
             System.out.println(
-                    "\n[checkpoints] " + backend + " " + distribution + ": "
-                            + backends.checkpoints() + " every " + CHECKPOINT_EVERY + " operations");
+                    "\n[checkpoints] "
+                            + backend
+                            + " "
+                            + distribution
+                            + ": "
+                            + backends.checkpoints()
+                            + " every "
+                            + CHECKPOINT_EVERY
+                            + " operations");
         }
         String counters = backends.cacheCounters();
         if (counters != null) {

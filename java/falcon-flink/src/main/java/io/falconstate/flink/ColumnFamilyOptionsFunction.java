@@ -19,10 +19,10 @@ import java.util.function.Function;
  * families, timer column families {@code _timer_state/...}, and {@code "default"}), then sets
  * Flink's merge operator on the result.
  *
- * <p>It returns what the stock backend returns (the resource container's options, a new object
- * per call), which the parity test checks; with a {@link ColumnFamilyTuner} it then tunes those
- * options from the registered state's kind and serializers ({@link #registry()}). The tuner never
- * touches timer column families or {@code default}, nor column families whose state is not (yet)
+ * <p>It returns what the stock backend returns (the resource container's options, a new object per
+ * call), which the parity test checks; with a {@link ColumnFamilyTuner} it then tunes those options
+ * from the registered state's kind and serializers ({@link #registry()}). The tuner never touches
+ * timer column families or {@code default}, nor column families whose state is not (yet)
  * registered, such as those a restore creates before any state registers.
  */
 public final class ColumnFamilyOptionsFunction implements Function<String, ColumnFamilyOptions> {

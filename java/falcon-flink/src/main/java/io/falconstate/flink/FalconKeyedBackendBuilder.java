@@ -19,7 +19,6 @@ import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
-import org.apache.flink.contrib.streaming.state.FalconColumnFamilyAccess;
 import org.apache.flink.contrib.streaming.state.FalconRocksDBBackendBuilder;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
 import org.apache.flink.contrib.streaming.state.RocksDBNativeMetricOptions;
@@ -45,9 +44,9 @@ import java.util.Collection;
 
 /**
  * Builds one {@link FalconKeyedStateBackend}: the column-family tuner (with the restored states'
- * kinds), the RocksDB resource container on RocksDB's share of managed memory, Flink's own
- * RocksDB keyed backend with Falcon's per-state options, the subtask's cache on the cache's share,
- * and the keyed backend that ties them together.
+ * kinds), the RocksDB resource container on RocksDB's share of managed memory, Flink's own RocksDB
+ * keyed backend with Falcon's per-state options, the subtask's cache on the cache's share, and the
+ * keyed backend that ties them together.
  *
  * <p>One cleanup path, as in Flink's {@code RocksDBKeyedStateBackendBuilder}: if any step throws,
  * {@link #build()} releases everything the earlier steps created (native cache, budget lease,
@@ -305,10 +304,10 @@ final class FalconKeyedBackendBuilder<K> {
     }
 
     /**
-     * Releases what a failed build created, newest first and each by its owner: the cache
-     * manager (its native cache and budget lease), or else those two themselves; RocksDB (its
-     * container and managed memory), or else the container; then the tuner's filters, which
-     * RocksDB's table factories may still reference until the DB is closed.
+     * Releases what a failed build created, newest first and each by its owner: the cache manager
+     * (its native cache and budget lease), or else those two themselves; RocksDB (its container and
+     * managed memory), or else the container; then the tuner's filters, which RocksDB's table
+     * factories may still reference until the DB is closed.
      */
     private static void releaseQuietly(
             Throwable failure,

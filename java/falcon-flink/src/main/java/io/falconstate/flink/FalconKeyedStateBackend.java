@@ -54,13 +54,13 @@ import java.util.stream.Stream;
  *       entries; a ValueState comes back behind the hot-state cache (not a queryable one).
  *   <li>{@link #snapshot}, {@link #savepoint()}, {@link #numKeyValueStateEntries()}: every dirty
  *       cache entry into RocksDB, then every hash memtable flushed, on the calling task thread.
- *   <li>{@link #getKeys}, {@link #getKeysAndNamespaces}, {@link #applyToAllKeys}: the same for
- *       the one state.
+ *   <li>{@link #getKeys}, {@link #getKeysAndNamespaces}, {@link #applyToAllKeys}: the same for the
+ *       one state.
  *   <li>{@link #dispose()}: releases what it owns, in order.
  * </ul>
  *
- * <p>It owns the inner RocksDB backend, the cache (null when off) and the column-family tuner
- * (null when no tuning is on). {@link #dispose()} releases the cache (discarding dirty entries: a
+ * <p>It owns the inner RocksDB backend, the cache (null when off) and the column-family tuner (null
+ * when no tuning is on). {@link #dispose()} releases the cache (discarding dirty entries: a
  * disposed backend is never read again), then RocksDB, then the tuner's filters, which RocksDB's
  * table factories reference until the DB is closed. Not thread-safe, like every keyed backend: the
  * task thread drives it.
@@ -279,7 +279,8 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         return rocksDb.numKeyValueStateEntries();
     }
 
-    // -- flush points -------------------------------------------------------------------------------
+    // -- flush points
+    // -------------------------------------------------------------------------------
 
     /**
      * Before a snapshot or a whole-backend count: every dirty cache entry into RocksDB, then every

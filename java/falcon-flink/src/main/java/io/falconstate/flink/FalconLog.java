@@ -137,8 +137,8 @@ public final class FalconLog {
 
     /**
      * {@code [FALCON] configuring falcon cache: TaskManager has <S> slots, each slot can cache
-     * <bytes> (<N> states)}; {@code (<N> states)} only when an entry cap is set ({@code
-     * slotEntries > 0}).
+     * <bytes> (<N> states)}; {@code (<N> states)} only when an entry cap is set ({@code slotEntries
+     * > 0}).
      */
     public static String taskManagerCacheLine(int slots, long slotBytes, long slotEntries) {
         return "[FALCON] configuring falcon cache: TaskManager has "
@@ -178,9 +178,9 @@ public final class FalconLog {
 
     /**
      * {@code [FALCON] <<state>, VALUE> falcon cache enabled, <N> states (<bytes>)}: what the
-     * subtask's cache can hold now, shared by all its cached states. {@code N} is the bytes
-     * divided by the charge of a typical entry ({@value CacheBudgets#TYPICAL_ENTRY_BYTES} bytes of
-     * key and value), capped by the entry quota when one is set.
+     * subtask's cache can hold now, shared by all its cached states. {@code N} is the bytes divided
+     * by the charge of a typical entry ({@value CacheBudgets#TYPICAL_ENTRY_BYTES} bytes of key and
+     * value), capped by the entry quota when one is set.
      */
     public static String cachedStateLine(String stateName, long quotaBytes, long quotaEntries) {
         long states =

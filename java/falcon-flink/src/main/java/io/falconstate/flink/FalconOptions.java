@@ -177,8 +177,8 @@ public final class FalconOptions {
                                     + "before any whole-column-family scan.");
 
     /**
-     * Recognized so that a configuration asking for in-place updates fails with a reason instead
-     * of being ignored: {@code true} is refused (see {@link #rejectInplaceUpdates}).
+     * Recognized so that a configuration asking for in-place updates fails with a reason instead of
+     * being ignored: {@code true} is refused (see {@link #rejectInplaceUpdates}).
      */
     public static final ConfigOption<Boolean> TUNING_VALUE_STATE_INPLACE_UPDATE =
             ConfigOptions.key(PREFIX + "tuning.value-state.inplace-update")
@@ -209,8 +209,8 @@ public final class FalconOptions {
     private FalconOptions() {}
 
     /**
-     * Reads a boolean option; a value that is not a boolean fails with the key, the value and
-     * what is allowed, as every other Falcon option does.
+     * Reads a boolean option; a value that is not a boolean fails with the key, the value and what
+     * is allowed, as every other Falcon option does.
      */
     public static boolean readBoolean(ReadableConfig config, ConfigOption<Boolean> option) {
         try {

@@ -16,8 +16,8 @@ import java.util.Locale;
  * Falcon's options of one job ({@link FalconOptions}), read and validated once. Immutable and
  * serializable: it travels with the state backend from the client to the TaskManagers.
  *
- * <p>Derived switches follow the documented rules in one place: the cache is on when it is
- * enabled and some budget can hold entries; the hash memtable's {@code auto} follows the cache.
+ * <p>Derived switches follow the documented rules in one place: the cache is on when it is enabled
+ * and some budget can hold entries; the hash memtable's {@code auto} follows the cache.
  */
 public final class FalconSettings implements Serializable {
 
@@ -107,7 +107,9 @@ public final class FalconSettings implements Serializable {
         return nativeRequired;
     }
 
-    /** The hot-state cache is on: enabled, and a budget (managed memory or fixed) can hold entries. */
+    /**
+     * The hot-state cache is on: enabled, and a budget (managed memory or fixed) can hold entries.
+     */
     public boolean cacheOn() {
         return cacheEnabled && cache.canHoldEntries();
     }

@@ -16,8 +16,8 @@ import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.contrib.streaming.state.FalconRocksDBBackendBuilder;
 import org.apache.flink.contrib.streaming.state.RocksDBNativeMetricOptions;
-import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.query.TaskKvStateRegistry;
@@ -103,9 +103,8 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
     }
 
     /**
-     * Wraps a RocksDB backend configured in application code (predefined options, options
-     * factory, storage paths, ...). Its settings win over the configuration, as for the stock
-     * backend.
+     * Wraps a RocksDB backend configured in application code (predefined options, options factory,
+     * storage paths, ...). Its settings win over the configuration, as for the stock backend.
      */
     public FalconStateBackend(EmbeddedRocksDBStateBackend rocksDb) {
         this(rocksDb, new Configuration(), new RocksDBNativeMetricOptions(), null);
@@ -132,9 +131,7 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
                 original.rocksDb.configure(config, classLoader),
                 mergeConfigurableOptions(original.rocksDbConfigurableOptions, config),
                 RocksDBNativeMetricOptions.fromConfig(config),
-                original.settings != null
-                        ? original.settings
-                        : FalconSettings.fromConfig(config));
+                original.settings != null ? original.settings : FalconSettings.fromConfig(config));
         this.latencyTrackingConfigBuilder = original.latencyTrackingConfigBuilder.configure(config);
     }
 
@@ -394,10 +391,6 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
 
     @Override
     public String toString() {
-        return "FalconStateBackend{rocksDb="
-                + rocksDb
-                + ", "
-                + getSettings()
-                + '}';
+        return "FalconStateBackend{rocksDb=" + rocksDb + ", " + getSettings() + '}';
     }
 }

@@ -102,7 +102,8 @@ public final class StateRegistry {
      * Returns the previous registration, null when the state is new to this backend.
      */
     @Nullable
-    RegisteredState record(TypeSerializer<?> namespaceSerializer, StateDescriptor<?, ?> descriptor) {
+    RegisteredState record(
+            TypeSerializer<?> namespaceSerializer, StateDescriptor<?, ?> descriptor) {
         RegisteredState state =
                 new RegisteredState(
                         descriptor.getName(),

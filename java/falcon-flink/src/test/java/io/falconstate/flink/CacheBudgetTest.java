@@ -8,7 +8,6 @@ import io.falconstate.flink.cache.CacheQuota;
 import io.falconstate.flink.cache.CacheStats;
 import io.falconstate.flink.cache.HotStateCacheManager;
 import io.falconstate.flink.cache.NativeHotStateCache;
-import io.falconstate.flink.tuning.ColumnFamilyTuner;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.ValueState;
@@ -117,7 +116,8 @@ class CacheBudgetTest {
     @Test
     void logLinesHaveTheExactFormats() {
         assertThat(FalconLog.taskManagerCacheLine(4, 32L << 20, 0))
-                .isEqualTo("[FALCON] configuring falcon cache: TaskManager has 4 slots, each slot can cache 32 mb");
+                .isEqualTo(
+                        "[FALCON] configuring falcon cache: TaskManager has 4 slots, each slot can cache 32 mb");
         assertThat(FalconLog.taskManagerCacheLine(4, 32L << 20, 2500))
                 .isEqualTo(
                         "[FALCON] configuring falcon cache: TaskManager has 4 slots, each slot can cache 32 mb (2500 states)");
@@ -183,8 +183,7 @@ class CacheBudgetTest {
             assertThat(log.falconLines())
                     .filteredOn(l -> !l.contains("Falcon ") || !l.contains(" enabled (native"))
                     .containsExactly(
-                            "INFO "
-                                    + FalconLog.taskManagerCacheLine(2, slotBytes, 500),
+                            "INFO " + FalconLog.taskManagerCacheLine(2, slotBytes, 500),
                             "INFO "
                                     + FalconLog.subtaskCacheLine(
                                             "Budget", 1, 3, 0, 1, slotBytes, 500),
@@ -212,8 +211,7 @@ class CacheBudgetTest {
 
     @Test
     void aCacheShrinksByEvictingWhenAnotherSubtaskJoinsTheSlot() throws Exception {
-        MockEnvironment small =
-                MockEnvironment.builder().setManagedMemorySize(8L << 20).build();
+        MockEnvironment small = MockEnvironment.builder().setManagedMemorySize(8L << 20).build();
         try {
             Configuration config = new Configuration();
             config.set(FalconOptions.CACHE_MANAGED_MEMORY_SHARE, 0.125); // 1 MiB per slot
@@ -235,14 +233,12 @@ class CacheBudgetTest {
                     create(backend, small, 1.0, new UnregisteredMetricsGroup());
             assertThat(cache.quota().bytes()).isEqualTo(1L << 19);
             cache.flushAll(); // what every snapshot does first
-            assertThat(cache.totalStats().bytes())
-                    .isLessThanOrEqualTo(1L << 19);
+            assertThat(cache.totalStats().bytes()).isLessThanOrEqualTo(1L << 19);
             for (int k = 0; k < 4000; k++) {
                 a.setCurrentKey(k);
                 assertThat(v.value()).isEqualTo(value);
             }
-            assertThat(cache.totalStats().bytes())
-                    .isLessThanOrEqualTo(1L << 19);
+            assertThat(cache.totalStats().bytes()).isLessThanOrEqualTo(1L << 19);
             b.dispose();
             a.dispose();
         } finally {
@@ -272,8 +268,7 @@ class CacheBudgetTest {
                 va.update(value + k);
                 b.setCurrentKey(k);
                 vb.update(value + k);
-                assertThat(a.getHotStateCache().totalStats().dirtyBytes())
-                        .isLessThanOrEqualTo(cap);
+                assertThat(a.getHotStateCache().totalStats().dirtyBytes()).isLessThanOrEqualTo(cap);
             }
             a.getHotStateCache().flushAll();
             b.getHotStateCache().flushAll();

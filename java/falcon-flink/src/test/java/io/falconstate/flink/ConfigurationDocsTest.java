@@ -19,11 +19,15 @@ import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** docs/configuration.md lists exactly the options of {@link FalconOptions}, with their types and defaults. */
+/**
+ * docs/configuration.md lists exactly the options of {@link FalconOptions}, with their types and
+ * defaults.
+ */
 class ConfigurationDocsTest {
 
     private static final Pattern ROW =
-            Pattern.compile("^\\| `(state\\.backend\\.falcon\\.[^`]+)` \\| ([a-z]+) \\| `([^`]*)` \\| .+ \\|$");
+            Pattern.compile(
+                    "^\\| `(state\\.backend\\.falcon\\.[^`]+)` \\| ([a-z]+) \\| `([^`]*)` \\| .+ \\|$");
 
     private static List<String> rows() throws Exception {
         File base = new File(System.getProperty("basedir", new File("").getAbsolutePath()));
@@ -49,7 +53,9 @@ class ConfigurationDocsTest {
                                         && m.group(2).equals(type)
                                         && m.group(3).equals(String.valueOf(option.defaultValue()));
                             });
-            assertThat(option.description().getBlocks()).as("description of %s", option.key()).isNotEmpty();
+            assertThat(option.description().getBlocks())
+                    .as("description of %s", option.key())
+                    .isNotEmpty();
         }
     }
 
@@ -62,7 +68,9 @@ class ConfigurationDocsTest {
             documented.add(m.group(1));
         }
         Set<String> defined =
-                FalconOptions.all().stream().map(ConfigOption::key).collect(Collectors.toCollection(TreeSet::new));
+                FalconOptions.all().stream()
+                        .map(ConfigOption::key)
+                        .collect(Collectors.toCollection(TreeSet::new));
         assertThat(documented).isEqualTo(defined);
         assertThat(defined).allMatch(k -> k.startsWith(FalconOptions.PREFIX));
     }

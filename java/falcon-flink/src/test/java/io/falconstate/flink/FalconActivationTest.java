@@ -37,8 +37,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Activation: Flink loads Falcon from {@code state.backend}, a TaskManager logs the exact
- * activation line once, and without the native library Falcon is the stock backend (one WARN
- * line) or, with {@code state.backend.falcon.native.required}, fails with that line.
+ * activation line once, and without the native library Falcon is the stock backend (one WARN line)
+ * or, with {@code state.backend.falcon.native.required}, fails with that line.
  */
 class FalconActivationTest {
 
@@ -64,7 +64,8 @@ class FalconActivationTest {
     }
 
     private FalconStateBackend loadFromConfig(Configuration config) throws Exception {
-        config.setString(StateBackendOptions.STATE_BACKEND, FalconStateBackendFactory.class.getName());
+        config.setString(
+                StateBackendOptions.STATE_BACKEND, FalconStateBackendFactory.class.getName());
         config.set(RocksDBOptions.LOCAL_DIRECTORIES, tmp.toString());
         StateBackend loaded =
                 StateBackendLoader.loadStateBackendFromConfig(
@@ -224,7 +225,9 @@ class FalconActivationTest {
             assertThat(log.falconLines())
                     .containsExactly(
                             "WARN [FALCON] WARN native library not loaded (tried: "
-                                    + new File(System.getProperty(NativeLibrary.LIBRARY_PATH_PROPERTY))
+                                    + new File(
+                                                    System.getProperty(
+                                                            NativeLibrary.LIBRARY_PATH_PROPERTY))
                                             .getAbsolutePath()
                                     + ": JNI layout version "
                                     + NativeLayout.LAYOUT_VERSION

@@ -54,10 +54,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A keyed backend build that fails at any step leaves nothing behind: the slot's managed memory
- * (RocksDB's shared cache and the hot-state cache's reservation) is all available again, the
- * native cache is closed, the tuner's bloom filters are released, and RocksDB's instance
- * directory is gone. The build restores a checkpoint holding a ValueState and a MapState with
- * both tunings and the cache on, so every resource the builder creates exists when it fails.
+ * (RocksDB's shared cache and the hot-state cache's reservation) is all available again, the native
+ * cache is closed, the tuner's bloom filters are released, and RocksDB's instance directory is
+ * gone. The build restores a checkpoint holding a ValueState and a MapState with both tunings and
+ * the cache on, so every resource the builder creates exists when it fails.
  */
 class FalconKeyedBackendBuilderTest {
 
@@ -168,7 +168,8 @@ class FalconKeyedBackendBuilderTest {
         KeyedStateHandle checkpoint = checkpoint();
         Map<Stage, Object> created = new EnumMap<>(Stage.class);
         FalconKeyedBackendBuilder.setStageListenerForTesting(created::put);
-        AbstractKeyedStateBackend<Long> kb = create(new ArrayList<>(Collections.singleton(checkpoint)));
+        AbstractKeyedStateBackend<Long> kb =
+                create(new ArrayList<>(Collections.singleton(checkpoint)));
         FalconKeyedBackendBuilder.setStageListenerForTesting((s, c) -> {});
         assertThat(created).containsOnlyKeys(Stage.values());
         ColumnFamilyTuner tuner = (ColumnFamilyTuner) created.get(Stage.TUNER_CREATED);

@@ -10,7 +10,6 @@ import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackendFactory;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
@@ -76,7 +75,8 @@ class FalconParityTest {
                     c.setString("state.backend.rocksdb.block.blocksize", "16kb");
                     c.setString("state.backend.rocksdb.block.metadata-blocksize", "8kb");
                     c.setString("state.backend.rocksdb.compaction.style", "UNIVERSAL");
-                    c.setString("state.backend.rocksdb.compaction.level.target-file-size-base", "32mb");
+                    c.setString(
+                            "state.backend.rocksdb.compaction.level.target-file-size-base", "32mb");
                     c.setString("state.backend.rocksdb.use-bloom-filter", "true");
                     c.setString("state.backend.rocksdb.bloom-filter.bits-per-key", "12");
                     c.setString("state.backend.rocksdb.log.file-num", "7");
@@ -180,8 +180,7 @@ class FalconParityTest {
             String name, Function<File, Configuration> configuration) throws Exception {
         Opened stock =
                 open(EmbeddedRocksDBStateBackendFactory.class.getName(), "stock", configuration);
-        Opened falcon =
-                open(FalconStateBackendFactory.class.getName(), "falcon", configuration);
+        Opened falcon = open(FalconStateBackendFactory.class.getName(), "falcon", configuration);
 
         assertThat(falcon.falconKeyed).as("Falcon's keyed backend is in front").isTrue();
         assertThat(stock.falconKeyed).isFalse();
@@ -217,8 +216,7 @@ class FalconParityTest {
                 assertThat(stock.reservedManagedMemory).isZero();
                 break;
             case "heap timers":
-                assertThat(stock.options.keySet())
-                        .noneMatch(s -> s.contains("_timer_state"));
+                assertThat(stock.options.keySet()).noneMatch(s -> s.contains("_timer_state"));
                 break;
             case "two local directories":
                 assertThat(stock.instanceParent).isIn("a", "b");
@@ -247,8 +245,7 @@ class FalconParityTest {
         String instanceParent;
     }
 
-    private Opened open(
-            String factory, String label, Function<File, Configuration> configuration)
+    private Opened open(String factory, String label, Function<File, Configuration> configuration)
             throws Exception {
         File root = Files.createDirectories(tmp.resolve(label)).toFile();
         Configuration config = configuration.apply(root);
@@ -321,14 +318,14 @@ class FalconParityTest {
                 "checkpointSnapshotStrategy",
                 field(rocksDb, "checkpointSnapshotStrategy").getClass().getName());
         settings.put(
-                "priorityQueueFactory", field(rocksDb, "priorityQueueFactory").getClass().getName());
+                "priorityQueueFactory",
+                field(rocksDb, "priorityQueueFactory").getClass().getName());
         settings.put("nativeMetricMonitor", field(rocksDb, "nativeMetricMonitor") != null);
         RocksDBResourceContainer container =
                 (RocksDBResourceContainer) field(rocksDb, "optionsContainer");
         settings.put("writeBufferManagerCapacity", container.getWriteBufferManagerCapacity());
         settings.put("latencyTracking", rocksDb.getLatencyTrackingStateConfig().isEnabled());
-        settings.put(
-                "compression", rocksDb.getKeyGroupCompressionDecorator().getClass().getName());
+        settings.put("compression", rocksDb.getKeyGroupCompressionDecorator().getClass().getName());
         return settings;
     }
 
@@ -365,8 +362,7 @@ class FalconParityTest {
     }
 
     /** Sections {@code [name]} → key → value, in file order. */
-    private static Map<String, Map<String, String>> parseOptionsFile(Path file)
-            throws IOException {
+    private static Map<String, Map<String, String>> parseOptionsFile(Path file) throws IOException {
         Map<String, Map<String, String>> sections = new LinkedHashMap<>();
         Map<String, String> current = null;
         for (String raw : Files.readAllLines(file, StandardCharsets.UTF_8)) {

@@ -70,7 +70,8 @@ public class FalconStateBackendTest extends StateBackendTestBase<FalconStateBack
     @Override
     protected ConfigurableStateBackend getStateBackend() {
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(incremental);
-        rocksDb.setPriorityQueueStateType(EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
+        rocksDb.setPriorityQueueStateType(
+                EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
         rocksDb.setDbStoragePath(dbPath);
         return new FalconStateBackend(rocksDb)
                 .configure(new Configuration(), Thread.currentThread().getContextClassLoader());

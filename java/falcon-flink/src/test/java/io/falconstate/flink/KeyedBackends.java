@@ -23,7 +23,9 @@ final class KeyedBackends {
     private KeyedBackends() {}
 
     static AbstractKeyedStateBackend<Integer> create(
-            AbstractManagedMemoryStateBackend backend, Environment env, double managedMemoryFraction)
+            AbstractManagedMemoryStateBackend backend,
+            Environment env,
+            double managedMemoryFraction)
             throws Exception {
         return backend.createKeyedStateBackend(
                 env,

@@ -30,9 +30,7 @@ final class LogCapture implements AutoCloseable {
                     @Override
                     public void append(LogEvent event) {
                         lines.add(
-                                event.getLevel()
-                                        + " "
-                                        + event.getMessage().getFormattedMessage());
+                                event.getLevel() + " " + event.getMessage().getFormattedMessage());
                     }
                 };
         appender.start();

@@ -15,9 +15,9 @@ import org.rocksdb.DBOptions;
 import java.util.Collection;
 
 /**
- * An options factory named in {@code state.backend.rocksdb.options-factory} for the parity test:
- * it sets values no other configuration sets, read from its own key, so the test can see that
- * both backends applied it.
+ * An options factory named in {@code state.backend.rocksdb.options-factory} for the parity test: it
+ * sets values no other configuration sets, read from its own key, so the test can see that both
+ * backends applied it.
  */
 public class ParityOptionsFactory implements ConfigurableRocksDBOptionsFactory {
 

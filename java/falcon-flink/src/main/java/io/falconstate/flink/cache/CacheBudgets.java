@@ -14,13 +14,13 @@ import java.io.IOException;
  * Where a keyed subtask's cache budget comes from (docs/cache.md, "Memory budget"):
  *
  * <ul>
- *   <li><b>Slot</b>: each slot has its own {@link MemoryManager}. The first keyed subtask of a
- *       slot reserves {@code a·f} of the slot's managed memory as the slot-wide shared resource
- *       {@value #MANAGED_TYPE} ({@code MemoryManager#getSharedMemoryResourceForManagedMemory}),
- *       exactly as RocksDB reserves its {@code (1-a)·f}; Flink keys the resource by slot,
- *       reference-counts it over the slot's subtasks and releases the reservation when the last
- *       one leaves. The reservation's size is the slot's cache budget in bytes; the slot's entry
- *       cap is {@code max(1, floor(entries-per-taskmanager / slots))} when a cap is set.
+ *   <li><b>Slot</b>: each slot has its own {@link MemoryManager}. The first keyed subtask of a slot
+ *       reserves {@code a·f} of the slot's managed memory as the slot-wide shared resource {@value
+ *       #MANAGED_TYPE} ({@code MemoryManager#getSharedMemoryResourceForManagedMemory}), exactly as
+ *       RocksDB reserves its {@code (1-a)·f}; Flink keys the resource by slot, reference-counts it
+ *       over the slot's subtasks and releases the reservation when the last one leaves. The
+ *       reservation's size is the slot's cache budget in bytes; the slot's entry cap is {@code
+ *       max(1, floor(entries-per-taskmanager / slots))} when a cap is set.
  *   <li><b>Subtask</b>: a lease of the slot's native budget with weight = the subtask's
  *       managed-memory fraction {@code f}: quota = slot budget × {@code f_i / Σ f} (floored).
  * </ul>
@@ -63,7 +63,8 @@ public final class CacheBudgets {
     /** {@code taskmanager.numberOfTaskSlots} of this TaskManager (at least 1). */
     public static int slots(Environment env) {
         return Math.max(
-                1, env.getTaskManagerInfo().getConfiguration().get(TaskManagerOptions.NUM_TASK_SLOTS));
+                1,
+                env.getTaskManagerInfo().getConfiguration().get(TaskManagerOptions.NUM_TASK_SLOTS));
     }
 
     /** The slot's entry cap for a TaskManager-wide cap: 0 (none) or at least 1. */

@@ -13,8 +13,8 @@ import org.apache.flink.util.FlinkRuntimeException;
 import java.io.IOException;
 
 /**
- * Builds the RocksDB key of (current key, its key group, a namespace) into one reused buffer,
- * byte for byte as Flink's {@code SerializedCompositeKeyBuilder} lays it out:
+ * Builds the RocksDB key of (current key, its key group, a namespace) into one reused buffer, byte
+ * for byte as Flink's {@code SerializedCompositeKeyBuilder} lays it out:
  *
  * <pre>
  * [key group: 1-2 bytes BE][key][key length iff ambiguous][namespace][namespace length iff ambiguous]
@@ -24,8 +24,8 @@ import java.io.IOException;
  * returns a fresh copy per call; this one hands out its internal buffer, so building a key
  * allocates nothing once the buffer has grown to the largest key.
  *
- * <p>The serialized key is kept until the backend selects another key (it listens for that) or
- * the key group changes, so several states accessed for one record serialize the key once.
+ * <p>The serialized key is kept until the backend selects another key (it listens for that) or the
+ * key group changes, so several states accessed for one record serialize the key once.
  *
  * <p>Not thread-safe: the task thread of one keyed backend uses it, with that backend's key
  * serializer (the same instance RocksDB's own key builder uses on the same thread).

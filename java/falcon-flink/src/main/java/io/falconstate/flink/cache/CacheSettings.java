@@ -13,13 +13,13 @@ import java.io.Serializable;
 import java.util.Locale;
 
 /**
- * The hot-state cache settings of one job (budget, policy, bypass, dirty cap; whether the cache
- * is on at all is {@code FalconOptions#CACHE_ENABLED}), read and validated from the configuration
+ * The hot-state cache settings of one job (budget, policy, bypass, dirty cap; whether the cache is
+ * on at all is {@code FalconOptions#CACHE_ENABLED}), read and validated from the configuration
  * ({@code state.backend.falcon.cache.*}). Immutable and serializable: it travels with the state
  * backend from the client to the TaskManagers.
  *
- * <p>Two ways to size the cache (docs/cache.md, "Memory budget"): from managed memory (share
- * {@link #managedMemoryShare()} of the state-backend fraction, the default), or, when {@link
+ * <p>Two ways to size the cache (docs/cache.md, "Memory budget"): from managed memory (share {@link
+ * #managedMemoryShare()} of the state-backend fraction, the default), or, when {@link
  * #fixedBytesPerSubtask()} is above 0, a fixed size per subtask outside managed memory.
  */
 public final class CacheSettings implements Serializable {
@@ -142,7 +142,8 @@ public final class CacheSettings implements Serializable {
         MemorySize size = config.get(option);
         if (size.getBytes() > MAX_BYTES) {
             throw new IllegalConfigurationException(
-                    String.format("%s: %s is out of range; allowed: 0 to 1 tb", option.key(), size));
+                    String.format(
+                            "%s: %s is out of range; allowed: 0 to 1 tb", option.key(), size));
         }
         return size.getBytes();
     }
@@ -217,7 +218,9 @@ public final class CacheSettings implements Serializable {
                 : NativeHotStateCache.POLICY_W_TINY_LFU;
     }
 
-    /** A native cache with the fixed size of these settings (no budget lease); the caller owns it. */
+    /**
+     * A native cache with the fixed size of these settings (no budget lease); the caller owns it.
+     */
     public NativeHotStateCache createNativeCache() {
         return createNativeCache(0);
     }

@@ -12,9 +12,9 @@ import java.util.function.Function;
 
 /**
  * Iterates one map in chunks: from the cache while the map is cached (loading it first), from
- * RocksDB (Flink's own iteration, {@value #ROCKSDB_CHUNK_RECORDS} entries at a time) while it
- * is not. Each chunk starts after the last key handed out, so a map evicted or grown over the
- * cap between chunks is followed where it is.
+ * RocksDB (Flink's own iteration, {@value #ROCKSDB_CHUNK_RECORDS} entries at a time) while it is
+ * not. Each chunk starts after the last key handed out, so a map evicted or grown over the cap
+ * between chunks is followed where it is.
  */
 final class CachedMapIterator<UK, UV, T> implements Iterator<T> {
 
@@ -100,7 +100,8 @@ final class CachedMapIterator<UK, UV, T> implements Iterator<T> {
             int valueLength = b.getInt(at + 2);
             int keyAt = at + NativeLayout.PACKED_HEADER_BYTES;
             entries.add(
-                    new CachedMapEntry<>(state, 
+                    new CachedMapEntry<>(
+                            state,
                             prefix,
                             Arrays.copyOfRange(bytes, keyAt, keyAt + keyLength),
                             Arrays.copyOfRange(
@@ -132,7 +133,8 @@ final class CachedMapIterator<UK, UV, T> implements Iterator<T> {
                     break;
                 }
                 entries.add(
-                        new CachedMapEntry<>(state, 
+                        new CachedMapEntry<>(
+                                state,
                                 prefix,
                                 Arrays.copyOfRange(key, prefix.length, key.length),
                                 it.value()));

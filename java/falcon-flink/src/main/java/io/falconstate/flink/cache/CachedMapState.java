@@ -28,21 +28,21 @@ import java.util.Map;
  * A RocksDB {@code MapState} behind Falcon's write-back hot-state cache, one user map (key group +
  * key + namespace) at a time.
  *
- * <p>A cached map is complete: {@link #get}, {@link #contains}, {@link #isEmpty} and iteration
- * read the native cache only; {@link #put}, {@link #remove}, {@link #clear}, {@code
- * Entry.setValue} and {@code Iterator.remove} change it only (dirty records, tombstones), and
- * dirty records reach RocksDB as the very bytes Flink's {@code RocksDBMapState} writes (null flag,
- * serialized value, TTL timestamp included) when the map is evicted, before every snapshot, and
- * before every whole-state scan ({@link HotStateCacheManager}). The first read of a map that is
- * not cached scans its prefix in RocksDB once and loads it; a map over the cap ({@code
+ * <p>A cached map is complete: {@link #get}, {@link #contains}, {@link #isEmpty} and iteration read
+ * the native cache only; {@link #put}, {@link #remove}, {@link #clear}, {@code Entry.setValue} and
+ * {@code Iterator.remove} change it only (dirty records, tombstones), and dirty records reach
+ * RocksDB as the very bytes Flink's {@code RocksDBMapState} writes (null flag, serialized value,
+ * TTL timestamp included) when the map is evicted, before every snapshot, and before every
+ * whole-state scan ({@link HotStateCacheManager}). The first read of a map that is not cached scans
+ * its prefix in RocksDB once and loads it; a map over the cap ({@code
  * cache.map-state.max-bytes-per-map}) is not cached, and every operation on it goes to Flink's own
  * state, exactly as stock. A write to a map that is not cached goes to RocksDB too.
  *
  * <p>Semantics are {@code RocksDBMapState}'s: iteration in the unsigned byte order of the
  * serialized user keys, in chunks (a write during iteration never throws; a chunk shows what the
- * map holds when it is read), every value handed out freshly deserialized (an entry keeps the
- * value it deserialized, as stock does), null values kept, {@code next()} past the end returns
- * null as stock's iterator does.
+ * map holds when it is read), every value handed out freshly deserialized (an entry keeps the value
+ * it deserialized, as stock does), null values kept, {@code next()} past the end returns null as
+ * stock's iterator does.
  *
  * <p>Not thread-safe: the task thread. Queryable states are never wrapped.
  */
@@ -50,6 +50,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
 
     /** Records per chunk when iterating a map in RocksDB (as Flink's iterator). */
     private final HotStateCacheManager<K> manager;
+
     private final NativeMapCache maps;
     private final CacheKeyBuilder<K> keyBuilder;
     private final InternalMapState<K, N, UK, UV> rocksDbState;
@@ -71,6 +72,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     private byte[] valueBuffer = new byte[128];
     private byte[] packed = new byte[1024];
     private RocksIterator loadIterator;
+
     /** Shared by this state's iterators: a chunk is copied into entries as soon as it is read. */
     private final NativeMapCache.ScanChunk chunk = new NativeMapCache.ScanChunk(64 << 10);
 
@@ -112,7 +114,8 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         return rocksDbState;
     }
 
-    // -- MapState ----------------------------------------------------------------------------------
+    // -- MapState
+    // ----------------------------------------------------------------------------------
 
     @Override
     public UV get(UK userKey) throws Exception {
@@ -240,7 +243,8 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         return new CachedMapIterator<>(this, copyPrefix(), entry -> entry);
     }
 
-    // -- what the iterators use ----------------------------------------------------------------------
+    // -- what the iterators use
+    // ----------------------------------------------------------------------
 
     /** The chunk of packed records of the last scan; shared by this state's iterators. */
     NativeMapCache.ScanChunk chunk() {
@@ -257,7 +261,8 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         return RocksDBOperationUtils.getRocksIterator(db, columnFamily, readOptions);
     }
 
-    // -- InternalKvState -----------------------------------------------------------------------------
+    // -- InternalKvState
+    // -----------------------------------------------------------------------------
 
     @Override
     public void setCurrentNamespace(N namespace) {
@@ -304,7 +309,8 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         return rocksDbState.getStateIncrementalVisitor(recommendedMaxNumberOfReturnedRecords);
     }
 
-    // -- the cache -----------------------------------------------------------------------------------
+    // -- the cache
+    // -----------------------------------------------------------------------------------
 
     /** The current map's prefix in the key builder's buffer; returns its length. */
     private int prefix() {
@@ -370,8 +376,8 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
 
     /**
      * The iterator loads read with, reused: creating one per load costs more than the scan of a
-     * small map. Refreshed before each load, so it sees everything written so far; closed at
-     * every flush point (so it pins no memtable or SST file for long) and on release.
+     * small map. Refreshed before each load, so it sees everything written so far; closed at every
+     * flush point (so it pins no memtable or SST file for long) and on release.
      */
     private RocksIterator loadIterator() {
         try {
@@ -480,7 +486,8 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         return Math.max(needed, 64) + (needed >> 1);
     }
 
-    // -- writes of one entry of a given map (iterators) --------------------------------------------
+    // -- writes of one entry of a given map (iterators)
+    // --------------------------------------------
 
     void putRaw(byte[] prefix, byte[] userKey, UV value) throws Exception {
         int valueLength = serializeValue(value);
@@ -496,7 +503,10 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
                         maxMapBytes);
         manager.afterWrite(code);
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            db.put(columnFamily, manager.writeOptions(), concat(prefix, userKey),
+            db.put(
+                    columnFamily,
+                    manager.writeOptions(),
+                    concat(prefix, userKey),
                     Arrays.copyOf(valueOut.getSharedBuffer(), valueLength));
         }
     }

@@ -21,17 +21,16 @@ import java.io.IOException;
  * A RocksDB {@code ValueState} behind Falcon's write-back hot-state cache.
  *
  * <p>Keys and values are exactly the bytes RocksDB stores for this state (TTL timestamp included
- * when the state has a TTL: the TTL wrapper sits above this class), so the cache's write-back is
- * a raw put or delete. {@link #value()} reads the cache; on a miss it reads RocksDB once, with the
- * same default {@code ReadOptions} as Flink's own ValueState, and fills the cache. {@link
- * #update} and {@link #clear()} write the cache only (dirty); dirty entries reach RocksDB when
- * they are evicted, before every snapshot, and before every whole-state scan ({@link
- * HotStateCacheManager}).
+ * when the state has a TTL: the TTL wrapper sits above this class), so the cache's write-back is a
+ * raw put or delete. {@link #value()} reads the cache; on a miss it reads RocksDB once, with the
+ * same default {@code ReadOptions} as Flink's own ValueState, and fills the cache. {@link #update}
+ * and {@link #clear()} write the cache only (dirty); dirty entries reach RocksDB when they are
+ * evicted, before every snapshot, and before every whole-state scan ({@link HotStateCacheManager}).
  *
- * <p>The per-record path allocates nothing for keys and value bytes: the key is built into a
- * shared reused buffer, a hit is copied into this state's reused value buffer, and values are
- * serialized into a reused output buffer. Deserializing the value may allocate the value object
- * itself, as in Flink.
+ * <p>The per-record path allocates nothing for keys and value bytes: the key is built into a shared
+ * reused buffer, a hit is copied into this state's reused value buffer, and values are serialized
+ * into a reused output buffer. Deserializing the value may allocate the value object itself, as in
+ * Flink.
  *
  * <p>Not thread-safe: the task thread uses it. Queryable states are never wrapped (query threads
  * would race the cache).
@@ -95,7 +94,8 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
 
     @Override
     public V value() {
-        int keyLength = keyBuilder.build(currentNamespace, namespaceSerializer, namespaceVariableSized);
+        int keyLength =
+                keyBuilder.build(currentNamespace, namespaceSerializer, namespaceVariableSized);
         byte[] key = keyBuilder.buffer();
         int result = cache.get(stateId, key, keyLength, valueBuffer);
         if (result <= NativeHotStateCache.NEED_BUFFER) {
@@ -126,7 +126,8 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
             clear();
             return;
         }
-        int keyLength = keyBuilder.build(currentNamespace, namespaceSerializer, namespaceVariableSized);
+        int keyLength =
+                keyBuilder.build(currentNamespace, namespaceSerializer, namespaceVariableSized);
         byte[] key = keyBuilder.buffer();
         try {
             valueOut.clear();
@@ -134,7 +135,8 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         } catch (IOException e) {
             throw new FlinkRuntimeException("[FALCON] cannot serialize the value", e);
         }
-        int code = cache.put(stateId, key, keyLength, valueOut.getSharedBuffer(), valueOut.length());
+        int code =
+                cache.put(stateId, key, keyLength, valueOut.getSharedBuffer(), valueOut.length());
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
             manager.checkKeyLength(stateId, keyLength);
             try {
@@ -156,7 +158,8 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
 
     @Override
     public void clear() {
-        int keyLength = keyBuilder.build(currentNamespace, namespaceSerializer, namespaceVariableSized);
+        int keyLength =
+                keyBuilder.build(currentNamespace, namespaceSerializer, namespaceVariableSized);
         byte[] key = keyBuilder.buffer();
         int code = cache.remove(stateId, key, keyLength);
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
@@ -193,8 +196,8 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
     }
 
     /**
-     * Flink calls this from query-server threads for queryable states, which are never cached;
-     * for a cached state only tests call it (possibly from several threads while the task thread
+     * Flink calls this from query-server threads for queryable states, which are never cached; for
+     * a cached state only tests call it (possibly from several threads while the task thread
      * waits). It writes this state's dirty entries back, serialized among such callers, and reads
      * RocksDB through Flink's own state.
      */
@@ -221,7 +224,8 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         return rocksDbState.getStateIncrementalVisitor(recommendedMaxNumberOfReturnedRecords);
     }
 
-    // -- helpers -----------------------------------------------------------------------------------
+    // -- helpers
+    // -----------------------------------------------------------------------------------
 
     /** Reads the raw value into {@link #valueBuffer}; returns its size or -1 when absent. */
     private int readFromRocksDb(byte[] key, int keyLength) {

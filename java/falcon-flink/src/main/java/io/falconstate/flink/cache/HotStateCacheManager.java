@@ -24,8 +24,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The hot-state cache of one keyed backend (one subtask): the native cache, the shared key
- * builder, the write-back path into RocksDB, and the {@link CachedValueState}s built on them.
+ * The hot-state cache of one keyed backend (one subtask): the native cache, the shared key builder,
+ * the write-back path into RocksDB, and the {@link CachedValueState}s built on them.
  *
  * <p>As the backend's {@link CacheFlushHook} it makes RocksDB complete before anything reads
  * RocksDB around the cache: every snapshot (checkpoint or savepoint), every count, every
@@ -52,8 +52,10 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     private final ReadOptions readOptions;
     private final Map<String, CachedValueState<K, ?, ?>> states = new HashMap<>();
     private final Map<String, CachedMapState<K, ?, ?, ?>> mapStates = new HashMap<>();
+
     /** The state id of every cached state, ValueState or MapState, by name. */
     private final Map<String, Integer> stateIds = new HashMap<>();
+
     private int nextStateId;
     private boolean released;
 
@@ -277,7 +279,8 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         try {
             writer.drain(cache);
         } catch (RocksDBException e) {
-            throw new FlinkRuntimeException("[FALCON] writing cached state back to RocksDB failed", e);
+            throw new FlinkRuntimeException(
+                    "[FALCON] writing cached state back to RocksDB failed", e);
         }
     }
 
@@ -374,7 +377,8 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         return released && cache.isClosed();
     }
 
-    // -- accessors for the states and tests --------------------------------------------------------
+    // -- accessors for the states and tests
+    // --------------------------------------------------------
 
     NativeHotStateCache cache() {
         return cache;

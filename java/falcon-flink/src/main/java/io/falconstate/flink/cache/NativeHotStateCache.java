@@ -10,37 +10,41 @@ import java.nio.ByteOrder;
  * Owner of one native {@code falcon::HotStateCache} (one per keyed subtask) and the Java face of
  * its JNI binding.
  *
- * <p>Hot path: {@link #get}, {@link #put}, {@link #remove} and {@link #fill} take the key in a
- * byte array the caller reuses (only the first {@code keyLength} bytes count) and {@link #get}
- * copies a hit into the caller's reused value array, so nothing is allocated on either side of the
- * JNI boundary. Bytes cross the boundary through one direct "io" buffer per cache whose address
- * the native side keeps from {@link #nativeAttachIo}: the key (and a written value after it) is
- * copied in with plain memory stores, a hit comes back at its start, and the native method gets
- * only lengths. So a hot call is one native call and no JNI function call (no array pinning or
- * region copies on the native side); the buffer grows (and is attached again) only when a key
- * plus value does not fit.
+ * <p>Hot path: {@link #get}, {@link #put}, {@link #remove} and {@link #fill} take the key in a byte
+ * array the caller reuses (only the first {@code keyLength} bytes count) and {@link #get} copies a
+ * hit into the caller's reused value array, so nothing is allocated on either side of the JNI
+ * boundary. Bytes cross the boundary through one direct "io" buffer per cache whose address the
+ * native side keeps from {@link #nativeAttachIo}: the key (and a written value after it) is copied
+ * in with plain memory stores, a hit comes back at its start, and the native method gets only
+ * lengths. So a hot call is one native call and no JNI function call (no array pinning or region
+ * copies on the native side); the buffer grows (and is attached again) only when a key plus value
+ * does not fit.
  *
  * <p>Write-backs: the write calls return a code whose {@link #WRITE_PENDING} bit says that dirty
  * entries (eviction victims, or everything {@link #flush} emitted) wait in a native buffer; the
  * caller then calls {@link #drain} until it returns 0 and writes the records into RocksDB before
  * its next cache call, so RocksDB is never older than what the cache has let go of.
  *
- * <p>Not thread-safe: one task thread owns it, including {@link #close()}, which is idempotent
- * and releases the native memory; any call after close throws {@link IllegalStateException}.
+ * <p>Not thread-safe: one task thread owns it, including {@link #close()}, which is idempotent and
+ * releases the native memory; any call after close throws {@link IllegalStateException}.
  */
 public final class NativeHotStateCache implements AutoCloseable {
 
     /** {@link #get}: not cached; read RocksDB, then {@link #fill}. */
     public static final int MISS = NativeLayout.GET_MISS;
+
     /** {@link #get}: cached as absent (tombstone or known absent): RocksDB must not be read. */
     public static final int ABSENT = NativeLayout.GET_ABSENT;
+
     /** {@link #get}: the state is bypassed; read RocksDB and do not fill. */
     public static final int BYPASS = NativeLayout.GET_BYPASS;
+
     /** {@link #get}: a hit of {@code NEED_BUFFER - result} bytes that does not fit the array. */
     public static final int NEED_BUFFER = NativeLayout.GET_NEED_BUFFER;
 
     /** Write calls: the cache did not take it; the caller writes RocksDB itself. */
     public static final int WRITE_NOT_CACHED = NativeLayout.WRITE_NOT_CACHED;
+
     /** Write calls: write-back records wait; call {@link #drain} until it returns 0. */
     public static final int WRITE_PENDING = NativeLayout.WRITE_PENDING;
 
@@ -51,13 +55,14 @@ public final class NativeHotStateCache implements AutoCloseable {
     static final int INITIAL_IO_BYTES = 4096;
 
     private long handle;
+
     /** The attached io buffer (native order), kept reachable while attached. */
     private ByteBuffer io;
 
     /**
-     * Creates a cache bounded by {@code maxBytes} (key + value + per-entry overhead) and, if
-     * {@code maxEntries > 0}, by an entry count. {@code bypassThreshold <= 0} turns adaptive
-     * bypass off. Requires the native library to be loaded.
+     * Creates a cache bounded by {@code maxBytes} (key + value + per-entry overhead) and, if {@code
+     * maxEntries > 0}, by an entry count. {@code bypassThreshold <= 0} turns adaptive bypass off.
+     * Requires the native library to be loaded.
      */
     public NativeHotStateCache(
             int policy,
@@ -80,13 +85,13 @@ public final class NativeHotStateCache implements AutoCloseable {
     }
 
     /**
-     * As above, plus: {@code leaseHandle} (0 or a lease from {@link
-     * NativeMemoryBudget#register}; the cache takes ownership of it even when creation fails, and
-     * its quota then replaces {@code maxBytes}/{@code maxEntries}), and a dirty-byte cap ({@code
-     * dirtyCapBytes > 0}): after a write that leaves more dirty bytes than the cap, the coldest
-     * dirty entries are written back until {@code dirtyLowWaterBytes} stay dirty (reported as
-     * {@link #WRITE_PENDING}). {@code hugePages}: whether the entry blocks of a cache of 64 MiB
-     * or more, and an index of 2 MiB or more, may ask the kernel for transparent huge pages.
+     * As above, plus: {@code leaseHandle} (0 or a lease from {@link NativeMemoryBudget#register};
+     * the cache takes ownership of it even when creation fails, and its quota then replaces {@code
+     * maxBytes}/{@code maxEntries}), and a dirty-byte cap ({@code dirtyCapBytes > 0}): after a
+     * write that leaves more dirty bytes than the cap, the coldest dirty entries are written back
+     * until {@code dirtyLowWaterBytes} stay dirty (reported as {@link #WRITE_PENDING}). {@code
+     * hugePages}: whether the entry blocks of a cache of 64 MiB or more, and an index of 2 MiB or
+     * more, may ask the kernel for transparent huge pages.
      */
     public NativeHotStateCache(
             int policy,
@@ -203,8 +208,8 @@ public final class NativeHotStateCache implements AutoCloseable {
     }
 
     /**
-     * NullPointerException for a null array, IndexOutOfBoundsException unless {@code 0 <= length
-     * <= array.length}.
+     * NullPointerException for a null array, IndexOutOfBoundsException unless {@code 0 <= length <=
+     * array.length}.
      */
     private static void checkLength(byte[] array, int length) {
         if (length < 0 || length > array.length) {
@@ -264,9 +269,9 @@ public final class NativeHotStateCache implements AutoCloseable {
     }
 
     /**
-     * Copies pending write-back records into the direct {@code buffer} from position 0. Returns
-     * the bytes copied (0: nothing pending) or {@code -size} when the next record alone needs a
-     * buffer of {@code size} bytes. Record layout: {@link NativeLayout}'s {@code RECORD_*}.
+     * Copies pending write-back records into the direct {@code buffer} from position 0. Returns the
+     * bytes copied (0: nothing pending) or {@code -size} when the next record alone needs a buffer
+     * of {@code size} bytes. Record layout: {@link NativeLayout}'s {@code RECORD_*}.
      */
     public int drain(ByteBuffer buffer) {
         return nativeDrain(handle, buffer);

@@ -18,6 +18,7 @@ public final class NativeLayout {
 
     public static final int RECORD_STATE_ID_OFFSET = 0;
     public static final int RECORD_KEY_LENGTH_OFFSET = 4;
+
     /** {@link #RECORD_DELETE} for a delete (no value bytes follow the key). */
     public static final int RECORD_VALUE_LENGTH_OFFSET = 8;
 
@@ -29,6 +30,7 @@ public final class NativeLayout {
     public static final int GET_MISS = -1;
     public static final int GET_ABSENT = -2;
     public static final int GET_BYPASS = -3;
+
     /** A hit of {@code GET_NEED_BUFFER - result} bytes that does not fit. */
     public static final int GET_NEED_BUFFER = -16;
 
@@ -36,8 +38,10 @@ public final class NativeLayout {
 
     /** The map is too large to cache: RocksDB answers. */
     public static final int MAP_OVERSIZED = -5;
+
     /** nativeScan: io[0, 4) = records, io[4] = more (0/1), the packed records from here. */
     public static final int SCAN_HEADER_BYTES = 8;
+
     /** A packed record: u16 user key length, u32 value length, user key, value. */
     public static final int PACKED_HEADER_BYTES = 6;
 

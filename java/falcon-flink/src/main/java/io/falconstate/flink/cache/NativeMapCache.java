@@ -7,8 +7,8 @@ import java.nio.ByteBuffer;
 
 /**
  * The MapState operations of a {@link NativeHotStateCache} ({@code include/falcon/map_cache.h}):
- * one cached entry per user map (every entry under one key group + key + namespace prefix), complete
- * or absent.
+ * one cached entry per user map (every entry under one key group + key + namespace prefix),
+ * complete or absent.
  *
  * <p>Bytes cross JNI through the cache's io buffer, as for ValueState: the map's prefix, then the
  * serialized user key (and a value) right after it; a value or a scan chunk comes back at the
@@ -38,7 +38,11 @@ public final class NativeMapCache {
      * valueOut}), a code, or {@code NEED_BUFFER - size} when {@code valueOut} is too short.
      */
     public int get(
-            int stateId, byte[] prefix, int prefixLength, byte[] userKey, int userKeyLength,
+            int stateId,
+            byte[] prefix,
+            int prefixLength,
+            byte[] userKey,
+            int userKeyLength,
             byte[] valueOut) {
         int valueCapacity = valueOut.length;
         ByteBuffer b = in(prefix, prefixLength, userKey, userKeyLength, null, 0, 0);
@@ -79,8 +83,7 @@ public final class NativeMapCache {
             ScanChunk chunk) {
         ByteBuffer b =
                 in(prefix, prefixLength, after, Math.max(afterLength, 0), null, 0, chunk.want);
-        int result =
-                nativeScan(cache.handle(), stateId, prefixLength, afterLength, first);
+        int result = nativeScan(cache.handle(), stateId, prefixLength, afterLength, first);
         if (result <= NEED_BUFFER) {
             // One record larger than the buffer: grow it and ask again.
             int needed = NativeLayout.SCAN_HEADER_BYTES + NEED_BUFFER - result;
@@ -102,11 +105,15 @@ public final class NativeMapCache {
 
     /** Caches the map read from RocksDB ({@code count} packed records). Returns write bits. */
     public int load(
-            int stateId, byte[] prefix, int prefixLength, byte[] packed, int packedLength,
-            int count, long maxMapBytes) {
+            int stateId,
+            byte[] prefix,
+            int prefixLength,
+            byte[] packed,
+            int packedLength,
+            int count,
+            long maxMapBytes) {
         in(prefix, prefixLength, null, 0, packed, packedLength, 0);
-        return nativeLoad(
-                cache.handle(), stateId, prefixLength, count, packedLength, maxMapBytes);
+        return nativeLoad(cache.handle(), stateId, prefixLength, count, packedLength, maxMapBytes);
     }
 
     /** Write-back put into a cached map. Returns write bits. */

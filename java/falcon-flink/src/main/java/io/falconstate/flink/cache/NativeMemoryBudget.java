@@ -10,8 +10,8 @@ package io.falconstate.flink.cache;
  * recomputes whenever a subtask of the slot registers or leaves; a cache created with the lease
  * (see {@link NativeHotStateCache}) follows that quota by evicting.
  *
- * <p>Thread-safe (task threads of one slot register and leave concurrently; the native side takes
- * a mutex). Never used per record. {@link #close()} is idempotent; leases keep the native budget
+ * <p>Thread-safe (task threads of one slot register and leave concurrently; the native side takes a
+ * mutex). Never used per record. {@link #close()} is idempotent; leases keep the native budget
  * alive, so closing it while leases live is safe.
  */
 public final class NativeMemoryBudget implements AutoCloseable {

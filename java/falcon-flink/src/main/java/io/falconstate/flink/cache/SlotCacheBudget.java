@@ -4,13 +4,13 @@
 package io.falconstate.flink.cache;
 
 /**
- * The cache budget of one slot: the bytes the slot's managed-memory reservation holds (or 0 with
- * a fixed size per subtask, when it only counts the slot's keyed subtasks), its entry cap, and
- * the native budget that divides them among the slot's keyed subtasks.
+ * The cache budget of one slot: the bytes the slot's managed-memory reservation holds (or 0 with a
+ * fixed size per subtask, when it only counts the slot's keyed subtasks), its entry cap, and the
+ * native budget that divides them among the slot's keyed subtasks.
  *
- * <p>It is the value of a slot-wide shared resource of the slot's {@code MemoryManager} (see
- * {@link CacheBudgets}), so Flink keys it by slot, reference-counts it over the slot's keyed
- * subtasks and closes it, releasing the reservation, when the last one leaves. Thread-safe.
+ * <p>It is the value of a slot-wide shared resource of the slot's {@code MemoryManager} (see {@link
+ * CacheBudgets}), so Flink keys it by slot, reference-counts it over the slot's keyed subtasks and
+ * closes it, releasing the reservation, when the last one leaves. Thread-safe.
  */
 public final class SlotCacheBudget implements AutoCloseable {
 

@@ -6,9 +6,9 @@ package io.falconstate.flink.cache;
 import org.apache.flink.runtime.memory.OpaqueMemoryResource;
 
 /**
- * One keyed subtask's place in its slot's cache budget: its lease (quota = slot budget × its
- * weight / the sum of the weights of the slot's keyed subtasks, recomputed as subtasks come and
- * go) and its reference to the slot's shared reservation.
+ * One keyed subtask's place in its slot's cache budget: its lease (quota = slot budget × its weight
+ * / the sum of the weights of the slot's keyed subtasks, recomputed as subtasks come and go) and
+ * its reference to the slot's shared reservation.
  *
  * <p>{@link #close()} (idempotent) leaves the slot: it frees the lease unless a cache took it
  * ({@link #takeLease()}; the cache frees it when it is closed, so close the cache first) and

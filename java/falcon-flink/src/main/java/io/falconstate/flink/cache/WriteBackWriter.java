@@ -39,8 +39,10 @@ final class WriteBackWriter implements AutoCloseable {
     private final WriteOptions writeOptions;
     private final WriteBatch batch = new WriteBatch();
     private ColumnFamilyHandle[] columnFamilies = new ColumnFamilyHandle[8];
+
     /** Per state id: the one key length its column family takes, or -1 (any). */
     private int[] requiredKeyLengths = unchecked(8);
+
     private String[] stateNames = new String[8];
 
     private ByteBuffer buffer;
@@ -142,7 +144,9 @@ final class WriteBackWriter implements AutoCloseable {
                     keyView.clear();
                     keyView.position(position).limit(position + keyLength);
                     valueView.clear();
-                    valueView.position(position + keyLength).limit(position + keyLength + valueLength);
+                    valueView
+                            .position(position + keyLength)
+                            .limit(position + keyLength + valueLength);
                     batch.put(columnFamily, keyView, valueView);
                     position += valueLength;
                 }

@@ -23,8 +23,8 @@ public final class FalconNative {
     }
 
     /**
-     * The version of the JNI layouts the library was built with ({@code jni/native_layout.h});
-     * the jar's is {@code io.falconstate.flink.cache.NativeLayout#LAYOUT_VERSION}.
+     * The version of the JNI layouts the library was built with ({@code jni/native_layout.h}); the
+     * jar's is {@code io.falconstate.flink.cache.NativeLayout#LAYOUT_VERSION}.
      */
     public static int layoutVersion() {
         return nativeLayoutVersion();

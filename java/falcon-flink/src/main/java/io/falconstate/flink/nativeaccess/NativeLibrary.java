@@ -22,19 +22,19 @@ import java.util.function.Consumer;
  * Loads {@code libfalcon_jni.so}, once per class loader, from the first of:
  *
  * <ol>
- *   <li>the file named by the system property {@value #LIBRARY_PATH_PROPERTY} (exact path; when
- *       the property is set and that file cannot be loaded, that is the result: no fallback, so a
- *       misconfiguration is never hidden by another copy of the library; a property set to an
- *       empty value is such a misconfiguration too);
+ *   <li>the file named by the system property {@value #LIBRARY_PATH_PROPERTY} (exact path; when the
+ *       property is set and that file cannot be loaded, that is the result: no fallback, so a
+ *       misconfiguration is never hidden by another copy of the library; a property set to an empty
+ *       value is such a misconfiguration too);
  *   <li>{@value #LIBRARY_FILE_NAME} in the directory of the jar holding this class (for a Flink
  *       installation, {@code $FLINK_HOME/lib});
  *   <li>{@value #LIBRARY_FILE_NAME} in each directory of {@code java.library.path}.
  * </ol>
  *
  * <p>Nothing is bundled in the jar or extracted to a temporary directory. A JVM binds a native
- * library file to one class loader: loading from a second class loader reports the JVM's refusal
- * as a failed attempt instead of throwing. That is why the jar belongs in Flink's {@code lib/},
- * not in a job jar.
+ * library file to one class loader: loading from a second class loader reports the JVM's refusal as
+ * a failed attempt instead of throwing. That is why the jar belongs in Flink's {@code lib/}, not in
+ * a job jar.
  *
  * <p>Thread-safe: concurrent callers block until the first load attempt finishes and all see its
  * result.

@@ -234,9 +234,9 @@ public final class ColumnFamilyTuner implements AutoCloseable {
     }
 
     /**
-     * The one key length every key of a hash column family must have (its fixed prefix length),
-     * or -1 when the column family is not a hash column family (any length is fine there: a map
-     * key is longer than its range-filter prefix, and a skiplist memtable takes any key).
+     * The one key length every key of a hash column family must have (its fixed prefix length), or
+     * -1 when the column family is not a hash column family (any length is fine there: a map key is
+     * longer than its range-filter prefix, and a skiplist memtable takes any key).
      */
     public int requiredKeyLength(String columnFamilyName) {
         TuningProfile profile = profiles.get(columnFamilyName);

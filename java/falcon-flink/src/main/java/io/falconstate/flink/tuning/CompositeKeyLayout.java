@@ -14,8 +14,8 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 
 /**
- * The byte layout of a keyed state's RocksDB keys, as Flink's {@code
- * SerializedCompositeKeyBuilder} writes them:
+ * The byte layout of a keyed state's RocksDB keys, as Flink's {@code SerializedCompositeKeyBuilder}
+ * writes them:
  *
  * <pre>
  * [key group: 1|2 bytes, big-endian][key][key length?][namespace][namespace length?]

@@ -19,8 +19,8 @@ import java.util.Collection;
  * The user's options factory (may be null) plus the DB-wide rule of the hash memtable: a
  * HashLinkList memtable cannot take concurrent writes, and {@code allow_concurrent_memtable_write}
  * is fixed when the DB opens, so Flink's resource container applies {@link #applyDbOptions} to the
- * options of every DB the backend opens (its own and restore's temporary ones) whenever hash
- * tuning is on. Every other hook delegates unchanged. Not serialized with the job: built on the
+ * options of every DB the backend opens (its own and restore's temporary ones) whenever hash tuning
+ * is on. Every other hook delegates unchanged. Not serialized with the job: built on the
  * TaskManager for one keyed backend.
  */
 public final class DbRuleOptionsFactory implements RocksDBOptionsFactory {

@@ -11,24 +11,23 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
  * Invariant 3 of the column-family tuning ({@code docs/architecture.md}): every key of a hash
  * column family has its one length n, or Falcon fails loudly. Proven once per state registration
  * from the serializers ({@link #checkRegistration}), and per key on the paths that write keys
- * Falcon builds itself ({@link #checkKeyLength}; the cache's write-back compares lengths
- * directly). Stateless.
+ * Falcon builds itself ({@link #checkKeyLength}; the cache's write-back compares lengths directly).
+ * Stateless.
  */
 public final class KeyLengthInvariant {
 
     private KeyLengthInvariant() {}
 
     /**
-     * Invariant 3 at registration, where it costs nothing per record: a state registering (for
-     * the first time, after a restore, or again with new serializers) into a hash column family
-     * must build keys of exactly the column family's length n from the serializers it registers
-     * with. Flink's RocksDB ValueState writes keys without any hook Falcon could check, so this
-     * proof is what keeps them at n there; the cache's write-back checks each record as well.
+     * Invariant 3 at registration, where it costs nothing per record: a state registering (for the
+     * first time, after a restore, or again with new serializers) into a hash column family must
+     * build keys of exactly the column family's length n from the serializers it registers with.
+     * Flink's RocksDB ValueState writes keys without any hook Falcon could check, so this proof is
+     * what keeps them at n there; the cache's write-back checks each record as well.
      *
      * @param keySerializer the keyed backend's key serializer now (after restore)
      * @param namespaceSerializer the namespace serializer the state registers with
-     * @return the required key length n, or -1 when the column family is not a hash column
-     *     family
+     * @return the required key length n, or -1 when the column family is not a hash column family
      * @throws IllegalStateException naming the state, n and what the serializers write instead
      */
     public static int checkRegistration(
@@ -41,7 +40,8 @@ public final class KeyLengthInvariant {
             return -1;
         }
         CompositeKeyLayout layout =
-                CompositeKeyLayout.of(tuner.keyGroupPrefixBytes(), keySerializer, namespaceSerializer);
+                CompositeKeyLayout.of(
+                        tuner.keyGroupPrefixBytes(), keySerializer, namespaceSerializer);
         int actual = layout.keyAndNamespaceBytes();
         if (actual != required) {
             String writes =
@@ -71,9 +71,10 @@ public final class KeyLengthInvariant {
 
     /**
      * Invariant 3 per key, for paths that write keys Falcon builds itself: throws {@link
-     * IllegalStateException} naming the state when {@code keyLength} breaks a hash column
-     * family's fixed length. One map lookup: for per-record use, take {@link
-     * ColumnFamilyTuner#requiredKeyLength} once and compare lengths (as the cache's write-back does).
+     * IllegalStateException} naming the state when {@code keyLength} breaks a hash column family's
+     * fixed length. One map lookup: for per-record use, take {@link
+     * ColumnFamilyTuner#requiredKeyLength} once and compare lengths (as the cache's write-back
+     * does).
      */
     public static void checkKeyLength(
             ColumnFamilyTuner tuner, String columnFamilyName, int keyLength) {

@@ -45,9 +45,9 @@ public final class RestoredStateMetaInfo {
     private static final Logger LOG = LoggerFactory.getLogger(RestoredStateMetaInfo.class);
 
     /**
-     * Kind and serializers of one restored key/value state: the namespace serializer, and the
-     * key serializer of the snapshot that holds it (null when it cannot be restored). They wrote
-     * the restored keys, so they decide the column family's key layout. Immutable.
+     * Kind and serializers of one restored key/value state: the namespace serializer, and the key
+     * serializer of the snapshot that holds it (null when it cannot be restored). They wrote the
+     * restored keys, so they decide the column family's key layout. Immutable.
      */
     public static final class RestoredState {
         private final StateDescriptor.Type kind;

@@ -13,12 +13,12 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Java face of the native {@code falcon::Advise} (include/falcon/tuning_advisor.h): from the kind
- * of a column family and the fixed lengths of its key parts it returns a {@link TuningProfile}.
- * The rules live in C++ only; this class passes primitives in and decodes the packed result.
+ * of a column family and the fixed lengths of its key parts it returns a {@link TuningProfile}. The
+ * rules live in C++ only; this class passes primitives in and decodes the packed result.
  *
- * <p>When {@code libfalcon_jni.so} is not loaded every column family is left as is with the
- * reason "native library not loaded". Stateless and thread-safe; called once per column family,
- * never per record.
+ * <p>When {@code libfalcon_jni.so} is not loaded every column family is left as is with the reason
+ * "native library not loaded". Stateless and thread-safe; called once per column family, never per
+ * record.
  */
 public final class TuningAdvisor {
 

@@ -25,8 +25,8 @@ import org.apache.flink.runtime.state.AbstractManagedMemoryStateBackend;
 import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.state.SavepointSnapshotStrategy;
 import org.apache.flink.runtime.state.SavepointResources;
+import org.apache.flink.runtime.state.SavepointSnapshotStrategy;
 import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.SharedStateRegistryImpl;
 import org.apache.flink.runtime.state.SnapshotResult;
@@ -53,8 +53,8 @@ import java.util.concurrent.RunnableFuture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Snapshots stay portable in both directions: state written under Falcon (with updates and
- * deletes still dirty in the cache when the snapshot is triggered) restores on the stock {@link
+ * Snapshots stay portable in both directions: state written under Falcon (with updates and deletes
+ * still dirty in the cache when the snapshot is triggered) restores on the stock {@link
  * EmbeddedRocksDBStateBackend} with identical contents, and state written by the stock backend
  * restores under Falcon, for incremental and full checkpoints and canonical and native savepoints.
  */
@@ -92,8 +92,7 @@ class CachePortabilityTest {
     @EnumSource(SnapshotKind.class)
     void dirtyCacheEntriesRestoreOnTheStockBackend(SnapshotKind kind) throws Exception {
         Map<Integer, String> expected = new HashMap<>();
-        AbstractKeyedStateBackend<Integer> falcon =
-                create(falcon(kind), Collections.emptyList());
+        AbstractKeyedStateBackend<Integer> falcon = create(falcon(kind), Collections.emptyList());
         KeyedStateHandle handle;
         try {
             assertThat(falcon).isInstanceOf(FalconKeyedStateBackend.class);
@@ -165,7 +164,8 @@ class CachePortabilityTest {
         }
     }
 
-    // -- helpers -----------------------------------------------------------------------------------
+    // -- helpers
+    // -----------------------------------------------------------------------------------
 
     private EmbeddedRocksDBStateBackend rocksDb(SnapshotKind kind) {
         EmbeddedRocksDBStateBackend rocksDb =
@@ -228,8 +228,7 @@ class CachePortabilityTest {
     }
 
     private static Map<Integer, String> read(
-            AbstractKeyedStateBackend<Integer> backend, ValueState<String> state)
-            throws Exception {
+            AbstractKeyedStateBackend<Integer> backend, ValueState<String> state) throws Exception {
         Map<Integer, String> values = new HashMap<>();
         for (int key = 0; key < KEYS + 20; key++) {
             backend.setCurrentKey(key);
@@ -264,12 +263,17 @@ class CachePortabilityTest {
                                         savepointOptions(SavepointFormatType.CANONICAL));
                 break;
             case NATIVE_SAVEPOINT:
-                future = backend.snapshot(id, id, streams, savepointOptions(SavepointFormatType.NATIVE));
+                future =
+                        backend.snapshot(
+                                id, id, streams, savepointOptions(SavepointFormatType.NATIVE));
                 break;
             default:
                 future =
                         backend.snapshot(
-                                id, id, streams, CheckpointOptions.forCheckpointWithDefaultLocation());
+                                id,
+                                id,
+                                streams,
+                                CheckpointOptions.forCheckpointWithDefaultLocation());
         }
         SnapshotResult<KeyedStateHandle> result = FutureUtils.runIfNotDoneAndGet(future);
         KeyedStateHandle handle = result.getJobManagerOwnedSnapshot();

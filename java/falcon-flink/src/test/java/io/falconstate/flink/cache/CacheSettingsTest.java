@@ -28,12 +28,36 @@ class CacheSettingsTest {
     @Test
     void badValuesNameKeyValueAndRange() {
         rejects(FalconOptions.CACHE_POLICY.key(), "fifo", "'fifo'", "allowed: w-tinylfu, lru");
-        rejects(FalconOptions.CACHE_MANAGED_MEMORY_SHARE.key(), "0.95", "0.95", "allowed: 0 to 0.9");
-        rejects(FalconOptions.CACHE_MANAGED_MEMORY_SHARE.key(), "-0.1", "-0.1", "allowed: 0 to 0.9");
-        rejects(FalconOptions.CACHE_ENTRIES_PER_TASKMANAGER.key(), "-1", "-1", "allowed: 0 (no cap) or more");
-        rejects(FalconOptions.CACHE_ENTRIES_PER_SUBTASK.key(), "-5", "-5", "allowed: 0 (no cap) or more");
-        rejects(FalconOptions.CACHE_SIZE_PER_SUBTASK.key(), "2tb", "2199023255552 bytes", "allowed: 0 to 1 tb");
-        rejects(FalconOptions.CACHE_MAX_DIRTY_BYTES.key(), "2tb", "2199023255552 bytes", "allowed: 0 to 1 tb");
+        rejects(
+                FalconOptions.CACHE_MANAGED_MEMORY_SHARE.key(),
+                "0.95",
+                "0.95",
+                "allowed: 0 to 0.9");
+        rejects(
+                FalconOptions.CACHE_MANAGED_MEMORY_SHARE.key(),
+                "-0.1",
+                "-0.1",
+                "allowed: 0 to 0.9");
+        rejects(
+                FalconOptions.CACHE_ENTRIES_PER_TASKMANAGER.key(),
+                "-1",
+                "-1",
+                "allowed: 0 (no cap) or more");
+        rejects(
+                FalconOptions.CACHE_ENTRIES_PER_SUBTASK.key(),
+                "-5",
+                "-5",
+                "allowed: 0 (no cap) or more");
+        rejects(
+                FalconOptions.CACHE_SIZE_PER_SUBTASK.key(),
+                "2tb",
+                "2199023255552 bytes",
+                "allowed: 0 to 1 tb");
+        rejects(
+                FalconOptions.CACHE_MAX_DIRTY_BYTES.key(),
+                "2tb",
+                "2199023255552 bytes",
+                "allowed: 0 to 1 tb");
         rejects(FalconOptions.CACHE_BYPASS_HIT_RATIO.key(), "1.0", "1.0", "excluding 1");
     }
 
@@ -56,7 +80,11 @@ class CacheSettingsTest {
         CacheSettings s = CacheSettings.fromConfig(c);
         assertThat(s.hugePages()).isFalse();
         assertThat(s.toString()).contains("hugePages=false");
-        rejects(FalconOptions.CACHE_HUGE_PAGES.key(), "sometimes", "'sometimes'", "allowed: true, false");
+        rejects(
+                FalconOptions.CACHE_HUGE_PAGES.key(),
+                "sometimes",
+                "'sometimes'",
+                "allowed: true, false");
     }
 
     @Test

@@ -39,13 +39,15 @@ public class FalconCachedTtlStateTest extends TtlStateTestBase {
      */
     @Override
     @Test
-    @Ignore("fails identically on the stock RocksDB backend: native snapshots skip full-snapshot cleanup")
+    @Ignore(
+            "fails identically on the stock RocksDB backend: native snapshots skip full-snapshot cleanup")
     public void testMultipleKeysWithSnapshotCleanup() {}
 
     /** See {@link #testMultipleKeysWithSnapshotCleanup()}. */
     @Override
     @Test
-    @Ignore("fails identically on the stock RocksDB backend: native snapshots skip full-snapshot cleanup")
+    @Ignore(
+            "fails identically on the stock RocksDB backend: native snapshots skip full-snapshot cleanup")
     public void testMultipleNamespacesWithSnapshotCleanup() {}
 
     @Override

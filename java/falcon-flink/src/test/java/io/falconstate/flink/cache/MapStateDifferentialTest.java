@@ -205,7 +205,9 @@ class MapStateDifferentialTest {
                 int userKey = rng.nextInt(70);
                 if (op < 30) {
                     String value =
-                            rng.nextInt(10) == 0 ? null : "v" + step + "-" + filler(rng.nextInt(60));
+                            rng.nextInt(10) == 0
+                                    ? null
+                                    : "v" + step + "-" + filler(rng.nextInt(60));
                     stock.map.put(userKey, value);
                     falcon.map.put(userKey, value);
                 } else if (op < 40) {

@@ -256,7 +256,9 @@ class NativeHotStateCacheTest {
         assertThat(cache.get(0, bytes("k"), 1, valueOut)).isEqualTo(MISS);
     }
 
-    /** Replaces the cache with one bounded by {@code maxBytes}, otherwise as {@link #createCache}. */
+    /**
+     * Replaces the cache with one bounded by {@code maxBytes}, otherwise as {@link #createCache}.
+     */
     private void recreateCache(long maxBytes) {
         cache.close();
         cache =

@@ -35,7 +35,8 @@ public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
     @Override
     protected ConfigurableStateBackend getStateBackend() {
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(incremental);
-        rocksDb.setPriorityQueueStateType(EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
+        rocksDb.setPriorityQueueStateType(
+                EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
         try {
             rocksDb.setDbStoragePath(TEMP_FOLDER.newFolder().getAbsolutePath());
         } catch (IOException e) {
@@ -70,8 +71,8 @@ public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
     }
 
     /**
-     * A value larger than the whole cache (and than the io buffer it is serialized into) goes
-     * to RocksDB at once, byte for byte, and reads back from there.
+     * A value larger than the whole cache (and than the io buffer it is serialized into) goes to
+     * RocksDB at once, byte for byte, and reads back from there.
      */
     @Test
     public void testValueLargerThanTheCacheGoesToRocksDbIntact() throws Exception {
@@ -120,8 +121,7 @@ public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
                     ((FalconKeyedStateBackend<Integer>) backend).getHotStateCache();
             assertThat(cache).isNotNull();
             CacheStats stats = cache.stats("tiny");
-            assertThat(stats.entries())
-                    .isLessThanOrEqualTo(CachedBackends.TINY_CACHE_ENTRIES);
+            assertThat(stats.entries()).isLessThanOrEqualTo(CachedBackends.TINY_CACHE_ENTRIES);
             assertThat(stats.evictions()).isGreaterThan(90);
             assertThat(stats.dirtyWriteBacks()).isGreaterThan(90);
             assertThat(cache.recordsWrittenBack()).isGreaterThan(90);

@@ -79,16 +79,23 @@ class CacheFailureAndBudgetITCase {
     static final AtomicBoolean FAILED_IN_RECORD = new AtomicBoolean();
     static final AtomicBoolean FAILED_IN_CHECKPOINT = new AtomicBoolean();
     static final AtomicBoolean FAILED_AFTER_CHECKPOINT = new AtomicBoolean();
+
     /** The keyed task thread whose {@link #ASYNC_FAIL_CHECKPOINT} fails asynchronously. */
     static volatile Thread asyncFailThread;
+
     static final AtomicLong ASYNC_FAIL_CHECKPOINT = new AtomicLong(-1);
+
     /** Dirty entries the cache held just before its pre-snapshot flush of that checkpoint. */
     static final AtomicLong ASYNC_FAIL_DIRTY_ENTRIES = new AtomicLong();
+
     static final AtomicBoolean FAILED_IN_ASYNC_PHASE = new AtomicBoolean();
+
     /** The checkpoint whose asynchronous phase did fail (the armed one at that moment). */
     static final AtomicLong FAILED_ASYNC_CHECKPOINT = new AtomicLong(-1);
+
     /** The checkpoint the keyed operator restored from first after the asynchronous failure. */
     static final AtomicLong RESTORED_AFTER_ASYNC_FAILURE = new AtomicLong(-1);
+
     static final Set<Long> COMPLETED_CHECKPOINTS = ConcurrentHashMap.newKeySet();
     static final AtomicInteger CHECKPOINTS_CHECKED = new AtomicInteger();
     static final AtomicLong MAX_EVICTIONS = new AtomicLong();
@@ -115,12 +122,14 @@ class CacheFailureAndBudgetITCase {
     @Test
     void failuresAnywhereGiveTheFailureFreeResultAndTheCacheStaysInItsQuota() throws Exception {
         Configuration config = new Configuration();
-        config.setString(StateBackendOptions.STATE_BACKEND, FalconStateBackendFactory.class.getName());
+        config.setString(
+                StateBackendOptions.STATE_BACKEND, FalconStateBackendFactory.class.getName());
         config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16mb"));
         config.set(FalconOptions.CACHE_MANAGED_MEMORY_SHARE, 0.01); // ~82 KiB per slot
         config.set(FalconOptions.CACHE_MAX_DIRTY_BYTES, new MemorySize(DIRTY_CAP));
 
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, config);
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.createLocalEnvironment(2, config);
         env.enableCheckpointing(100);
         env.setRestartStrategy(RestartStrategies.fixedDelayRestart(10, 0));
         // A failed asynchronous phase must fail the job over (not just skip the checkpoint).
@@ -204,7 +213,8 @@ class CacheFailureAndBudgetITCase {
         @Override
         public void processElement(Long value, Context ctx, Collector<String> out)
                 throws Exception {
-            if (PROCESSED.incrementAndGet() == 7_000 && FAILED_IN_RECORD.compareAndSet(false, true)) {
+            if (PROCESSED.incrementAndGet() == 7_000
+                    && FAILED_IN_RECORD.compareAndSet(false, true)) {
                 throw new RuntimeException("injected failure while processing a record");
             }
             long c = count.value() == null ? 1 : count.value() + 1;
@@ -245,16 +255,18 @@ class CacheFailureAndBudgetITCase {
                     long quota = cache.quota().bytes();
                     if (quota <= 0 || total.bytes() > quota) {
                         VIOLATIONS.add(
-                                "checkpoint " + checkpointId + ": "
-                                        + total.bytes() + " > " + quota);
+                                "checkpoint "
+                                        + checkpointId
+                                        + ": "
+                                        + total.bytes()
+                                        + " > "
+                                        + quota);
                     }
                     if (total.dirtyBytes() > DIRTY_CAP) {
                         VIOLATIONS.add(
-                                "checkpoint " + checkpointId + ": dirty "
-                                        + total.dirtyBytes());
+                                "checkpoint " + checkpointId + ": dirty " + total.dirtyBytes());
                     }
-                    MAX_EVICTIONS.accumulateAndGet(
-                            total.evictions(), Math::max);
+                    MAX_EVICTIONS.accumulateAndGet(total.evictions(), Math::max);
                     CHECKPOINTS_CHECKED.incrementAndGet();
                     // Arms the asynchronous failure of this checkpoint on this task: the keyed
                     // backend's snapshot, which runs after this hook, first writes these dirty
@@ -303,11 +315,11 @@ class CacheFailureAndBudgetITCase {
 
     /**
      * The JobManager's checkpoint storage, except that the streams of one checkpoint of one task
-     * fail: the checkpoint {@link CheckingOperator} armed, on the task thread that armed it. A
-     * task resolves its stream factory on its own task thread before the synchronous phase and
-     * opens the streams in the asynchronous phase, so this failure comes after the keyed
-     * backend's synchronous phase (Falcon's flush and RocksDB's native checkpoint) and before the
-     * checkpoint can complete.
+     * fail: the checkpoint {@link CheckingOperator} armed, on the task thread that armed it. A task
+     * resolves its stream factory on its own task thread before the synchronous phase and opens the
+     * streams in the asynchronous phase, so this failure comes after the keyed backend's
+     * synchronous phase (Falcon's flush and RocksDB's native checkpoint) and before the checkpoint
+     * can complete.
      */
     static final class AsyncFailingStorage implements CheckpointStorage {
         private static final long serialVersionUID = 1L;
@@ -394,8 +406,7 @@ class CacheFailureAndBudgetITCase {
                 }
 
                 @Override
-                public CheckpointStateOutputStream createTaskOwnedStateStream()
-                        throws IOException {
+                public CheckpointStateOutputStream createTaskOwnedStateStream() throws IOException {
                     return access.createTaskOwnedStateStream();
                 }
 

@@ -47,8 +47,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Rescaling with the cache on a small budget (state split between cache and RocksDB at every
  * checkpoint): a keyed job with two cached ValueStates runs at parallelism 2 and is stopped, is
  * restored at parallelism 1 from its retained checkpoint and stopped again, and is restored at
- * parallelism 2 and runs to the end. Every key's final count and sum (emitted only after the
- * last input, so only by the last run) equal those of an unscaled failure-free run.
+ * parallelism 2 and runs to the end. Every key's final count and sum (emitted only after the last
+ * input, so only by the last run) equal those of an unscaled failure-free run.
  */
 class CacheRescaleITCase {
 
@@ -57,9 +57,12 @@ class CacheRescaleITCase {
 
     /** Records processed in the current run; a run stops itself after STOP_AFTER of them. */
     static final AtomicLong PROCESSED = new AtomicLong();
+
     static final AtomicInteger CHECKPOINTS_IN_RUN = new AtomicInteger();
+
     /** The smallest data record the current run processed: above 0 when it restored. */
     static final AtomicLong FIRST_RECORD = new AtomicLong();
+
     static volatile long stopAfter;
     static final Queue<String> RESULT = new ConcurrentLinkedQueue<>();
 
@@ -112,7 +115,8 @@ class CacheRescaleITCase {
         FIRST_RECORD.set(Long.MAX_VALUE);
         stopAfter = stop;
         Configuration config = new Configuration();
-        config.setString(StateBackendOptions.STATE_BACKEND, FalconStateBackendFactory.class.getName());
+        config.setString(
+                StateBackendOptions.STATE_BACKEND, FalconStateBackendFactory.class.getName());
         config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir.toUri().toString());
         config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16mb"));
         config.set(FalconOptions.CACHE_MANAGED_MEMORY_SHARE, 0.01);
@@ -160,10 +164,13 @@ class CacheRescaleITCase {
             return files.filter(p -> p.getFileName().toString().equals("_metadata"))
                     .map(Path::getParent)
                     .filter(p -> p.getFileName().toString().startsWith("chk-"))
-                    .max((a, b) ->
-                            Integer.compare(
-                                    Integer.parseInt(a.getFileName().toString().substring(4)),
-                                    Integer.parseInt(b.getFileName().toString().substring(4))));
+                    .max(
+                            (a, b) ->
+                                    Integer.compare(
+                                            Integer.parseInt(
+                                                    a.getFileName().toString().substring(4)),
+                                            Integer.parseInt(
+                                                    b.getFileName().toString().substring(4))));
         }
     }
 
@@ -199,7 +206,12 @@ class CacheRescaleITCase {
         public void processElement(Long value, Context ctx, Collector<String> out)
                 throws Exception {
             if (value >= RECORDS) {
-                out.collect(ctx.getCurrentKey() + ":" + orZero(count.value()) + ":" + orZero(sum.value()));
+                out.collect(
+                        ctx.getCurrentKey()
+                                + ":"
+                                + orZero(count.value())
+                                + ":"
+                                + orZero(sum.value()));
                 return;
             }
             FIRST_RECORD.accumulateAndGet(value, Math::min);

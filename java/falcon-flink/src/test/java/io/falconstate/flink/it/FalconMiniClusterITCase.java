@@ -67,7 +67,10 @@ class FalconMiniClusterITCase {
         assertThat(run.activationLines())
                 .as("the activation line of Falcon's keyed backend")
                 .hasSize(1)
-                .allMatch(l -> l.startsWith("INFO [FALCON] Falcon ") && l.contains(" enabled (native "));
+                .allMatch(
+                        l ->
+                                l.startsWith("INFO [FALCON] Falcon ")
+                                        && l.contains(" enabled (native "));
         return run.result();
     }
 

@@ -66,7 +66,8 @@ class FalconSavepointITCase {
     @Test
     void savepointUnderFalconIsReadableThroughTheStateProcessorApi() throws Exception {
         Configuration config = new Configuration();
-        config.setString(StateBackendOptions.STATE_BACKEND, FalconStateBackendFactory.class.getName());
+        config.setString(
+                StateBackendOptions.STATE_BACKEND, FalconStateBackendFactory.class.getName());
 
         FalconTestAccess.Activation<String> run =
                 FalconTestAccess.runCapturingActivation(() -> takeSavepoint(config));
@@ -143,13 +144,17 @@ class FalconSavepointITCase {
             JobID jobId = client.submitJob(jobGraph).get();
             long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
             while (PROCESSED.get() < StatefulJobs.RECORDS) {
-                assertThat(System.nanoTime()).as("all records processed in time").isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("all records processed in time")
+                        .isLessThan(deadline);
                 JobStatus status = client.getJobStatus(jobId).get();
                 assertThat(status.isGloballyTerminalState()).as("job status %s", status).isFalse();
                 Thread.sleep(20);
             }
             return client.cancelWithSavepoint(
-                            jobId, tmp.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+                            jobId,
+                            tmp.resolve("savepoints").toUri().toString(),
+                            SavepointFormatType.CANONICAL)
                     .get(2, TimeUnit.MINUTES);
         } finally {
             cluster.after();
@@ -186,8 +191,18 @@ class FalconSavepointITCase {
         return lines;
     }
 
-    private static String line(long key, long sum, Map<Long, Long> buckets, int size, long listSum) {
-        return "key " + key + " sum=" + sum + " buckets=" + buckets + " list=" + size + "/" + listSum;
+    private static String line(
+            long key, long sum, Map<Long, Long> buckets, int size, long listSum) {
+        return "key "
+                + key
+                + " sum="
+                + sum
+                + " buckets="
+                + buckets
+                + " list="
+                + size
+                + "/"
+                + listSum;
     }
 
     /** Emits the records once, then stays running until cancelled (so a savepoint can be taken). */
@@ -237,8 +252,11 @@ class FalconSavepointITCase {
             sum = getRuntimeContext().getState(new ValueStateDescriptor<>("sum", Types.LONG));
             buckets =
                     getRuntimeContext()
-                            .getMapState(new MapStateDescriptor<>("buckets", Types.LONG, Types.LONG));
-            values = getRuntimeContext().getListState(new ListStateDescriptor<>("values", Types.LONG));
+                            .getMapState(
+                                    new MapStateDescriptor<>("buckets", Types.LONG, Types.LONG));
+            values =
+                    getRuntimeContext()
+                            .getListState(new ListStateDescriptor<>("values", Types.LONG));
         }
 
         @Override
@@ -263,8 +281,11 @@ class FalconSavepointITCase {
             sum = getRuntimeContext().getState(new ValueStateDescriptor<>("sum", Types.LONG));
             buckets =
                     getRuntimeContext()
-                            .getMapState(new MapStateDescriptor<>("buckets", Types.LONG, Types.LONG));
-            values = getRuntimeContext().getListState(new ListStateDescriptor<>("values", Types.LONG));
+                            .getMapState(
+                                    new MapStateDescriptor<>("buckets", Types.LONG, Types.LONG));
+            values =
+                    getRuntimeContext()
+                            .getListState(new ListStateDescriptor<>("values", Types.LONG));
         }
 
         @Override

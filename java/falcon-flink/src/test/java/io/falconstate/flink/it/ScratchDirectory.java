@@ -45,7 +45,8 @@ final class ScratchDirectory implements AutoCloseable {
                 return;
             } catch (IOException | UncheckedIOException e) {
                 if (System.nanoTime() > deadline) {
-                    throw new IOException("could not delete " + path + " within " + DELETE_TIMEOUT, e);
+                    throw new IOException(
+                            "could not delete " + path + " within " + DELETE_TIMEOUT, e);
                 }
                 Thread.sleep(200);
             }

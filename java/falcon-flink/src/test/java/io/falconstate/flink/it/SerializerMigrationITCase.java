@@ -48,12 +48,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * State schema evolution end to end: a job runs with the V1 serializer of its ValueState and of
- * its MapState's user values, stops with a savepoint or leaves a retained checkpoint, and the
- * upgraded job (V2 serializers, which Flink migrates every stored value to on restore) goes on
- * from it on Falcon with its defaults, where both ValueStates of the job are tuned (Long keys)
- * and cached. Every record checks the state it finds against what the records before it wrote.
- * Sources: a Falcon canonical savepoint, a stock canonical savepoint and a Falcon checkpoint.
+ * State schema evolution end to end: a job runs with the V1 serializer of its ValueState and of its
+ * MapState's user values, stops with a savepoint or leaves a retained checkpoint, and the upgraded
+ * job (V2 serializers, which Flink migrates every stored value to on restore) goes on from it on
+ * Falcon with its defaults, where both ValueStates of the job are tuned (Long keys) and cached.
+ * Every record checks the state it finds against what the records before it wrote. Sources: a
+ * Falcon canonical savepoint, a stock canonical savepoint and a Falcon checkpoint.
  */
 class SerializerMigrationITCase {
 
@@ -70,7 +70,8 @@ class SerializerMigrationITCase {
     static void startCluster() throws Exception {
         scratch = new ScratchDirectory("falcon-migration");
         Configuration config = new Configuration();
-        config.setString(StateBackendOptions.STATE_BACKEND, FalconStateBackendFactory.class.getName());
+        config.setString(
+                StateBackendOptions.STATE_BACKEND, FalconStateBackendFactory.class.getName());
         cluster =
                 new MiniClusterWithClientResource(
                         new MiniClusterResourceConfiguration.Builder()
@@ -132,7 +133,9 @@ class SerializerMigrationITCase {
         return checkpoint;
     }
 
-    /** Records RECORDS..2*RECORDS-1 with the V2 serializers on Falcon, restored from {@code path}. */
+    /**
+     * Records RECORDS..2*RECORDS-1 with the V2 serializers on Falcon, restored from {@code path}.
+     */
     private static void upgradedRunChecksEveryRecord(String path) throws Exception {
         FalconTestAccess.Activation<Void> run =
                 FalconTestAccess.runCapturingActivation(
@@ -223,9 +226,9 @@ class SerializerMigrationITCase {
     }
 
     /**
-     * Record v is the (v / KEYS)-th of key v % KEYS. Before writing it checks that the state
-     * holds what the key's earlier records wrote: the count, the profile (ValueState of TestType)
-     * and every earlier event (MapState of TestType values), then writes its own.
+     * Record v is the (v / KEYS)-th of key v % KEYS. Before writing it checks that the state holds
+     * what the key's earlier records wrote: the count, the profile (ValueState of TestType) and
+     * every earlier event (MapState of TestType values), then writes its own.
      */
     private static final class CheckingFunction extends KeyedProcessFunction<Long, Long, String> {
         private static final long serialVersionUID = 1L;
@@ -245,7 +248,8 @@ class SerializerMigrationITCase {
                             ? new TestType.V2TestTypeSerializer()
                             : new TestType.V1TestTypeSerializer();
             count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
-            profile = getRuntimeContext().getState(new ValueStateDescriptor<>("profile", serializer));
+            profile =
+                    getRuntimeContext().getState(new ValueStateDescriptor<>("profile", serializer));
             events =
                     getRuntimeContext()
                             .getMapState(
@@ -266,7 +270,11 @@ class SerializerMigrationITCase {
             }
             check(v, "events", seen.size(), n);
             if (n > 0) {
-                check(v, "previous event", events.get(v - KEYS), new TestType("e", (int) (v - KEYS)));
+                check(
+                        v,
+                        "previous event",
+                        events.get(v - KEYS),
+                        new TestType("e", (int) (v - KEYS)));
             }
             count.update(n + 1L);
             profile.update(new TestType("p" + key, n + 1));
@@ -276,7 +284,8 @@ class SerializerMigrationITCase {
 
         private static void check(long v, String what, Object actual, Object expected) {
             if (expected == null ? actual != null : !expected.equals(actual)) {
-                MISMATCHES.add("record " + v + ": " + what + " " + actual + ", expected " + expected);
+                MISMATCHES.add(
+                        "record " + v + ": " + what + " " + actual + ", expected " + expected);
             }
         }
     }

@@ -44,8 +44,8 @@ public final class StatefulJobs {
 
     /**
      * A keyed job with ValueState (running sum), MapState (count per bucket), ListState (every
-     * value) and event-time timers; one line per fired timer and one summary line per key after
-     * the input ends. Sorted.
+     * value) and event-time timers; one line per fired timer and one summary line per key after the
+     * input ends. Sorted.
      */
     public static List<String> runKeyedJob(Configuration configuration) throws Exception {
         StreamExecutionEnvironment env =
@@ -130,7 +130,9 @@ public final class StatefulJobs {
                     getRuntimeContext()
                             .getMapState(
                                     new MapStateDescriptor<>("buckets", Types.LONG, Types.LONG));
-            values = getRuntimeContext().getListState(new ListStateDescriptor<>("values", Types.LONG));
+            values =
+                    getRuntimeContext()
+                            .getListState(new ListStateDescriptor<>("values", Types.LONG));
             fired = getRuntimeContext().getState(new ValueStateDescriptor<>("fired", Types.LONG));
         }
 
@@ -190,10 +192,14 @@ public final class StatefulJobs {
 
         DataStream<Row> orders =
                 env.fromSequence(0, RECORDS - 1)
-                        .map(i -> Row.of(i, i % 97, i % 13), Types.ROW(Types.LONG, Types.LONG, Types.LONG));
+                        .map(
+                                i -> Row.of(i, i % 97, i % 13),
+                                Types.ROW(Types.LONG, Types.LONG, Types.LONG));
         DataStream<Row> customers =
                 env.fromSequence(0, 96)
-                        .map(c -> Row.of(c, "region-" + (c % 5)), Types.ROW(Types.LONG, Types.STRING));
+                        .map(
+                                c -> Row.of(c, "region-" + (c % 5)),
+                                Types.ROW(Types.LONG, Types.STRING));
         Table orderTable = tEnv.fromDataStream(orders).as("order_id", "customer_id", "amount");
         Table customerTable = tEnv.fromDataStream(customers).as("id", "region");
         tEnv.createTemporaryView("orders", orderTable);

@@ -12,8 +12,8 @@ import java.net.URLClassLoader;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A second class loader (as a child-first job class loader would be) gets a clear failure, never
- * an exception or a crash, because the JVM binds the library file to the first loader.
+ * A second class loader (as a child-first job class loader would be) gets a clear failure, never an
+ * exception or a crash, because the JVM binds the library file to the first loader.
  */
 class NativeLibraryClassLoaderTest {
 
@@ -23,7 +23,8 @@ class NativeLibraryClassLoaderTest {
 
         URL classes = NativeLibrary.class.getProtectionDomain().getCodeSource().getLocation();
         try (URLClassLoader isolated =
-                new URLClassLoader(new URL[] {classes}, ClassLoader.getSystemClassLoader().getParent())) {
+                new URLClassLoader(
+                        new URL[] {classes}, ClassLoader.getSystemClassLoader().getParent())) {
             Class<?> otherLibrary = isolated.loadClass(NativeLibrary.class.getName());
             assertThat(otherLibrary).isNotSameAs(NativeLibrary.class);
             Method load = otherLibrary.getMethod("load");

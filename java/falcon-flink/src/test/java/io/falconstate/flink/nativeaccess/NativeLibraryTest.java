@@ -57,7 +57,8 @@ class NativeLibraryTest {
     void jarVersionMatchesTheVersionFile() throws IOException {
         // java/falcon-flink -> repository root
         Path versionFile = Paths.get("../../VERSION");
-        String expected = new String(Files.readAllBytes(versionFile), StandardCharsets.UTF_8).trim();
+        String expected =
+                new String(Files.readAllBytes(versionFile), StandardCharsets.UTF_8).trim();
         assertThat(NativeLibrary.jarVersion()).isEqualTo(expected);
     }
 
@@ -159,7 +160,8 @@ class NativeLibraryTest {
                 NativeLibrary.loadFrom(null, jarDir.toFile(), withLib.toString(), loader);
         assertThat(result.isLoaded()).isTrue();
         assertThat(result.path()).isEqualTo(goodCopy.toAbsolutePath().toString());
-        assertThat(result.describeAttempts()).contains("failed to load: UnsatisfiedLinkError: simulated");
+        assertThat(result.describeAttempts())
+                .contains("failed to load: UnsatisfiedLinkError: simulated");
     }
 
     @Test
@@ -203,17 +205,20 @@ class NativeLibraryTest {
                                 + jarLayout);
         // The same library with the jar's own layout version is accepted.
         NativeLoadResult same =
-                NativeLibrary.verified(
-                        realLibrary, new ArrayList<>(), NativeLayout.LAYOUT_VERSION);
+                NativeLibrary.verified(realLibrary, new ArrayList<>(), NativeLayout.LAYOUT_VERSION);
         assertThat(same.isLoaded()).as(same.toString()).isTrue();
     }
 
     @Test
     void reportsEveryPlaceWhenNothingIsFound() {
         NativeLoadResult result =
-                NativeLibrary.loadFrom(null, null, "", path -> {
-                    throw new AssertionError("nothing should be loaded");
-                });
+                NativeLibrary.loadFrom(
+                        null,
+                        null,
+                        "",
+                        path -> {
+                            throw new AssertionError("nothing should be loaded");
+                        });
         assertThat(result.isLoaded()).isFalse();
         assertThat(result.path()).isNull();
         assertThat(result.attempts())

@@ -13,9 +13,9 @@ public final class NativeLoadResults {
     private NativeLoadResults() {}
 
     /**
-     * What the loader reports for the real library (the one {@code -Dfalcon.native.library}
-     * names) when the jar expects another JNI layout version: the real check, asking the real
-     * library, against an injected jar-side version.
+     * What the loader reports for the real library (the one {@code -Dfalcon.native.library} names)
+     * when the jar expects another JNI layout version: the real check, asking the real library,
+     * against an injected jar-side version.
      */
     public static NativeLoadResult layoutMismatch(int jarLayoutVersion) {
         NativeLibrary.load(); // binds the natives, so FalconNative answers

@@ -4,14 +4,11 @@
 package io.falconstate.flink.tuning;
 
 import io.falconstate.flink.FalconLog;
-import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.contrib.streaming.state.RocksDBOptionsFactory;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
@@ -65,7 +62,8 @@ class ColumnFamilyTunerTest {
                         "tuning-" + UUID.randomUUID(), null, null, true, Property.EMPTY_ARRAY) {
                     @Override
                     public void append(LogEvent event) {
-                        logLines.add(event.getLevel() + " " + event.getMessage().getFormattedMessage());
+                        logLines.add(
+                                event.getLevel() + " " + event.getMessage().getFormattedMessage());
                     }
                 };
         appender.start();
@@ -108,7 +106,8 @@ class ColumnFamilyTunerTest {
                         options);
         assertThat(p.isHashMemtable()).isTrue();
         assertThat(options.memTableConfig()).isInstanceOf(HashLinkedListMemTableConfig.class);
-        HashLinkedListMemTableConfig memtable = (HashLinkedListMemTableConfig) options.memTableConfig();
+        HashLinkedListMemTableConfig memtable =
+                (HashLinkedListMemTableConfig) options.memTableConfig();
         assertThat(memtable.bucketCount()).isEqualTo(options.writeBufferSize() / 1024);
         assertThat(options.arenaBlockSize()).isEqualTo(1 << 20);
         assertThat(memtable.ifLogBucketDistWhenFlush()).isFalse();
@@ -140,7 +139,8 @@ class ColumnFamilyTunerTest {
         assertThat(table.filterPolicy()).isInstanceOf(BloomFilter.class);
         assertThat(table.wholeKeyFiltering()).isTrue();
         assertThat(logLines)
-                .containsExactly("INFO [FALCON] left-records is map, use range filter (prefix 10 bytes)");
+                .containsExactly(
+                        "INFO [FALCON] left-records is map, use range filter (prefix 10 bytes)");
         assertThat(tuner.needsFlushBeforeScan("left-records")).isFalse();
     }
 
@@ -151,20 +151,37 @@ class ColumnFamilyTunerTest {
         toClose.add(flinks);
         ((BlockBasedTableConfig) options.tableFormatConfig()).setFilterPolicy(flinks);
         tuner(true, true, 1)
-                .tune("m", StateDescriptor.Type.MAP, LongSerializer.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE, options);
-        assertThat(((BlockBasedTableConfig) options.tableFormatConfig()).filterPolicy()).isSameAs(flinks);
+                .tune(
+                        "m",
+                        StateDescriptor.Type.MAP,
+                        LongSerializer.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        options);
+        assertThat(((BlockBasedTableConfig) options.tableFormatConfig()).filterPolicy())
+                .isSameAs(flinks);
     }
 
     @Test
     void untunedStatesLogWhy() {
         ColumnFamilyTuner tuner = tuner(true, true, 1);
-        tuner.tune("names", StateDescriptor.Type.VALUE, StringSerializer.INSTANCE,
-                VoidNamespaceSerializer.INSTANCE, flinkOptions());
-        tuner.tune("buffer", StateDescriptor.Type.LIST, LongSerializer.INSTANCE,
-                VoidNamespaceSerializer.INSTANCE, flinkOptions());
-        tuner.tune("perWindow", StateDescriptor.Type.MAP, LongSerializer.INSTANCE,
-                StringSerializer.INSTANCE, flinkOptions());
+        tuner.tune(
+                "names",
+                StateDescriptor.Type.VALUE,
+                StringSerializer.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE,
+                flinkOptions());
+        tuner.tune(
+                "buffer",
+                StateDescriptor.Type.LIST,
+                LongSerializer.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE,
+                flinkOptions());
+        tuner.tune(
+                "perWindow",
+                StateDescriptor.Type.MAP,
+                LongSerializer.INSTANCE,
+                StringSerializer.INSTANCE,
+                flinkOptions());
         tuner.tune("restored", null, null, null, flinkOptions());
         assertThat(logLines)
                 .containsExactly(
@@ -182,10 +199,18 @@ class ColumnFamilyTunerTest {
         ColumnFamilyTuner tuner = tuner(false, false, 1);
         ColumnFamilyOptions value = flinkOptions();
         ColumnFamilyOptions map = flinkOptions();
-        tuner.tune("v", StateDescriptor.Type.VALUE, LongSerializer.INSTANCE,
-                VoidNamespaceSerializer.INSTANCE, value);
-        tuner.tune("m", StateDescriptor.Type.MAP, LongSerializer.INSTANCE,
-                VoidNamespaceSerializer.INSTANCE, map);
+        tuner.tune(
+                "v",
+                StateDescriptor.Type.VALUE,
+                LongSerializer.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE,
+                value);
+        tuner.tune(
+                "m",
+                StateDescriptor.Type.MAP,
+                LongSerializer.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE,
+                map);
         assertThat(value.memTableConfig()).isNull();
         assertThat(map.memtablePrefixBloomSizeRatio()).isZero();
         assertThat(((BlockBasedTableConfig) map.tableFormatConfig()).filterPolicy()).isNull();
@@ -201,11 +226,23 @@ class ColumnFamilyTunerTest {
         ColumnFamilyOptions timer = flinkOptions();
         ColumnFamilyOptions defaults = flinkOptions();
         // Even if a registry mistakenly had a type for them.
-        assertThat(tuner.tune("_timer_state/event_window-timers", StateDescriptor.Type.VALUE,
-                        LongSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE, timer).reason())
+        assertThat(
+                        tuner.tune(
+                                        "_timer_state/event_window-timers",
+                                        StateDescriptor.Type.VALUE,
+                                        LongSerializer.INSTANCE,
+                                        VoidNamespaceSerializer.INSTANCE,
+                                        timer)
+                                .reason())
                 .isEqualTo("timer column family");
-        assertThat(tuner.tune("default", StateDescriptor.Type.MAP, LongSerializer.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE, defaults).reason())
+        assertThat(
+                        tuner.tune(
+                                        "default",
+                                        StateDescriptor.Type.MAP,
+                                        LongSerializer.INSTANCE,
+                                        VoidNamespaceSerializer.INSTANCE,
+                                        defaults)
+                                .reason())
                 .isEqualTo("default column family");
         assertThat(timer.memTableConfig()).isNull();
         assertThat(defaults.memtablePrefixBloomSizeRatio()).isZero();
@@ -215,34 +252,56 @@ class ColumnFamilyTunerTest {
     @Test
     void optionsFromTheUsersFactoryWin() {
         ColumnFamilyTuner tuner = tuner(true, true, 1);
-        ColumnFamilyOptions userMemtable = flinkOptions().setMemTableConfig(new SkipListMemTableConfig());
-        TuningProfile p = tuner.tune("v", StateDescriptor.Type.VALUE, LongSerializer.INSTANCE,
-                VoidNamespaceSerializer.INSTANCE, userMemtable);
+        ColumnFamilyOptions userMemtable =
+                flinkOptions().setMemTableConfig(new SkipListMemTableConfig());
+        TuningProfile p =
+                tuner.tune(
+                        "v",
+                        StateDescriptor.Type.VALUE,
+                        LongSerializer.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        userMemtable);
         assertThat(p.tuned()).isFalse();
         assertThat(p.reasonCode()).isEqualTo(ColumnFamilyTuner.REASON_OPTIONS_FACTORY_MEMTABLE);
         assertThat(userMemtable.memTableConfig()).isInstanceOf(SkipListMemTableConfig.class);
 
-        ColumnFamilyOptions plain = new ColumnFamilyOptions().setTableFormatConfig(new PlainTableConfig());
+        ColumnFamilyOptions plain =
+                new ColumnFamilyOptions().setTableFormatConfig(new PlainTableConfig());
         toClose.add(plain);
-        TuningProfile m = tuner.tune("m", StateDescriptor.Type.MAP, LongSerializer.INSTANCE,
-                VoidNamespaceSerializer.INSTANCE, plain);
+        TuningProfile m =
+                tuner.tune(
+                        "m",
+                        StateDescriptor.Type.MAP,
+                        LongSerializer.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        plain);
         assertThat(m.tuned()).isFalse();
         assertThat(m.reason()).isEqualTo("table format is not block-based (PlainTableConfig)");
         assertThat(plain.memtablePrefixBloomSizeRatio()).isZero();
         assertThat(logLines)
-                .contains("INFO [FALCON] m left untuned: table format is not block-based (PlainTableConfig)");
+                .contains(
+                        "INFO [FALCON] m left untuned: table format is not block-based (PlainTableConfig)");
         assertThat(tuner.needsFlushBeforeScan("v")).isFalse();
     }
 
     @Test
     void keyLengthCheckFailsLoudlyOnlyForHashColumnFamilies() {
         ColumnFamilyTuner tuner = tuner(true, true, 1);
-        tuner.tune("v", StateDescriptor.Type.VALUE, LongSerializer.INSTANCE,
-                VoidNamespaceSerializer.INSTANCE, flinkOptions());
-        tuner.tune("m", StateDescriptor.Type.MAP, LongSerializer.INSTANCE,
-                VoidNamespaceSerializer.INSTANCE, flinkOptions());
+        tuner.tune(
+                "v",
+                StateDescriptor.Type.VALUE,
+                LongSerializer.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE,
+                flinkOptions());
+        tuner.tune(
+                "m",
+                StateDescriptor.Type.MAP,
+                LongSerializer.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE,
+                flinkOptions());
         KeyLengthInvariant.checkKeyLength(tuner, "v", 10);
-        KeyLengthInvariant.checkKeyLength(tuner, "m", 18); // map keys are longer than their prefix: fine
+        KeyLengthInvariant.checkKeyLength(
+                tuner, "m", 18); // map keys are longer than their prefix: fine
         KeyLengthInvariant.checkKeyLength(tuner, "unknown", 3);
         assertThatThrownBy(() -> KeyLengthInvariant.checkKeyLength(tuner, "v", 11))
                 .isInstanceOf(IllegalStateException.class)

@@ -4,16 +4,16 @@
 package io.falconstate.flink.tuning;
 
 import org.apache.flink.api.common.ExecutionConfig;
+import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
+import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
-import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.typeutils.TupleTypeInfo;
-import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
@@ -67,7 +67,8 @@ class CompositeKeyLayoutTest {
         for (K key : keys) {
             for (N namespace : namespaces) {
                 builder.setKeyAndKeyGroup(key, group++ % (keyGroupBytes == 1 ? 128 : 32768));
-                lengths.add(builder.buildCompositeKeyNamespace(namespace, namespaceSerializer).length);
+                lengths.add(
+                        builder.buildCompositeKeyNamespace(namespace, namespaceSerializer).length);
             }
         }
         return lengths;
@@ -83,7 +84,13 @@ class CompositeKeyLayoutTest {
         CompositeKeyLayout layout =
                 CompositeKeyLayout.of(keyGroupBytes, keySerializer, namespaceSerializer);
         assertThat(layout.keyAndNamespaceBytes()).as(layout.toString()).isEqualTo(expectedLength);
-        assertThat(builtLengths(keySerializer, keys, namespaceSerializer, namespaces, keyGroupBytes))
+        assertThat(
+                        builtLengths(
+                                keySerializer,
+                                keys,
+                                namespaceSerializer,
+                                namespaces,
+                                keyGroupBytes))
                 .as("lengths Flink's builder writes")
                 .isNotEmpty()
                 .allMatch(l -> l == expectedLength);
@@ -154,7 +161,8 @@ class CompositeKeyLayoutTest {
     @Test
     void variableLengthKeyIsUnknownWithReason() {
         CompositeKeyLayout layout =
-                CompositeKeyLayout.of(1, StringSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE);
+                CompositeKeyLayout.of(
+                        1, StringSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE);
         assertThat(layout.keyBytes()).isEqualTo(TuningAdvisor.UNKNOWN_LENGTH);
         assertThat(layout.namespaceBytes()).isEqualTo(1);
         assertThat(layout.keyAndNamespaceBytes()).isEqualTo(TuningAdvisor.UNKNOWN_LENGTH);
@@ -210,7 +218,8 @@ class CompositeKeyLayoutTest {
     void sqlKeyFromInternalTypeInfoIsRecognised() {
         // What SQL operators get from BinaryRowDataKeySelector.getProducedType().
         TypeSerializer<RowData> key =
-                InternalTypeInfo.of(RowType.of(new BigIntType())).createSerializer(new ExecutionConfig());
+                InternalTypeInfo.of(RowType.of(new BigIntType()))
+                        .createSerializer(new ExecutionConfig());
         assertThat(CompositeKeyLayout.fixedSerializedLength(key).bytes()).isEqualTo(4 + 16);
     }
 
@@ -287,7 +296,9 @@ class CompositeKeyLayoutTest {
                     new org.apache.flink.core.memory.DataOutputSerializer(8);
             org.apache.flink.runtime.state.CompositeKeySerializationUtils.writeVariableIntBytes(
                     v, out);
-            assertThat(CompositeKeyLayout.variableIntBytes(v)).as("value %s", v).isEqualTo(out.length());
+            assertThat(CompositeKeyLayout.variableIntBytes(v))
+                    .as("value %s", v)
+                    .isEqualTo(out.length());
         }
     }
 

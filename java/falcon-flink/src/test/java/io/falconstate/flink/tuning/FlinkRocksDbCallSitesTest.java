@@ -74,10 +74,9 @@ class FlinkRocksDbCallSitesTest {
 
     /**
      * Snapshots: exactly state migration and canonical savepoints (the State Processor API writes
-     * through the latter). Both need {@code DB::GetSnapshot}, which any column family with
-     * in-place updates disables for the whole DB: Falcon never sets them
-     * (TunedStateMigrationTest, TunedKeyedBackendTest's point-in-time savepoint,
-     * RocksDbFeaturesOnTunedColumnFamiliesTest).
+     * through the latter). Both need {@code DB::GetSnapshot}, which any column family with in-place
+     * updates disables for the whole DB: Falcon never sets them (TunedStateMigrationTest,
+     * TunedKeyedBackendTest's point-in-time savepoint, RocksDbFeaturesOnTunedColumnFamiliesTest).
      */
     @Test
     void snapshotsAreTakenByMigrationAndCanonicalSavepointsOnly() {
@@ -91,8 +90,8 @@ class FlinkRocksDbCallSitesTest {
     }
 
     /**
-     * Range deletes: only when an incremental restore clips a database to the backend's key
-     * groups (RocksDbFeaturesOnTunedColumnFamiliesTest rescales into tuned column families).
+     * Range deletes: only when an incremental restore clips a database to the backend's key groups
+     * (RocksDbFeaturesOnTunedColumnFamiliesTest rescales into tuned column families).
      */
     @Test
     void rangeDeletesOnlyClipRestoredDatabases() {

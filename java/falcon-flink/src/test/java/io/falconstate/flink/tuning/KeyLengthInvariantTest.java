@@ -71,13 +71,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  *   <li>the cache's write-back ({@code WriteBackWriter}), checked per record;
  *   <li>the cache's direct write of an entry it does not keep ({@code WRITE_NOT_CACHED}), per
  *       record;
- *   <li>registration (new, again, or after a restore), for every path including Flink's own
- *       {@code RocksDBValueState}, which writes keys without a hook: the serializers a state
- *       registers with must build exactly the column family's length.
+ *   <li>registration (new, again, or after a restore), for every path including Flink's own {@code
+ *       RocksDBValueState}, which writes keys without a hook: the serializers a state registers
+ *       with must build exactly the column family's length.
  * </ul>
  *
- * The serializers here lie on purpose (a fixed declared length that some values break, or a
- * length change declared "compatible as is"); Flink's own serializers never do.
+ * The serializers here lie on purpose (a fixed declared length that some values break, or a length
+ * change declared "compatible as is"); Flink's own serializers never do.
  */
 class KeyLengthInvariantTest {
 
@@ -109,7 +109,8 @@ class KeyLengthInvariantTest {
 
     private FalconStateBackend tunedBackend(boolean cache, MemorySize cacheSize) {
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(true);
-        rocksDb.setPriorityQueueStateType(EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
+        rocksDb.setPriorityQueueStateType(
+                EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
         rocksDb.setDbStoragePath(tmp.resolve("db-" + UUID.randomUUID()).toString());
         Configuration config = new Configuration();
         config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, "true");
@@ -146,7 +147,8 @@ class KeyLengthInvariantTest {
             new ValueStateDescriptor<>("acc", StringSerializer.INSTANCE);
 
     private static <K> ValueState<String> acc(AbstractKeyedStateBackend<K> kb) throws Exception {
-        return kb.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, ACC);
+        return kb.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, ACC);
     }
 
     private static String violation(int required, int actual) {
@@ -169,12 +171,13 @@ class KeyLengthInvariantTest {
         return lengths;
     }
 
-    // -- the cache's paths -------------------------------------------------------------------------
+    // -- the cache's paths
+    // -------------------------------------------------------------------------
 
     /**
-     * The lying key serializer passes registration (its sample value is 8 bytes), so the
-     * column family gets a HashLinkList memtable over 1 + 8 + 1 = 10-byte keys; a 12-byte key
-     * reaches the cache, and the write-back refuses it before RocksDB sees it.
+     * The lying key serializer passes registration (its sample value is 8 bytes), so the column
+     * family gets a HashLinkList memtable over 1 + 8 + 1 = 10-byte keys; a 12-byte key reaches the
+     * cache, and the write-back refuses it before RocksDB sees it.
      */
     @Test
     void writeBackOfAWrongLengthKeyFailsNamingTheState() throws Exception {
@@ -185,8 +188,7 @@ class KeyLengthInvariantTest {
                         Collections.emptyList());
         try {
             ValueState<String> acc = acc(kb);
-            TuningProfile profile =
-                    kb.getColumnFamilyTuner().profileOf("acc");
+            TuningProfile profile = kb.getColumnFamilyTuner().profileOf("acc");
             assertThat(profile.isHashMemtable()).isTrue();
             assertThat(profile.prefixLength()).isEqualTo(10);
             for (long k = 0; k < 5; k++) {
@@ -239,13 +241,14 @@ class KeyLengthInvariantTest {
         }
     }
 
-    // -- registration: every path, Flink's own RocksDBValueState included ---------------------------
+    // -- registration: every path, Flink's own RocksDBValueState included
+    // ---------------------------
 
     /**
      * With the cache off, Flink's {@code RocksDBValueState} builds and writes the keys; Falcon
-     * cannot see them. What it checks is the registration: the namespace serializer changes to
-     * one of another fixed length but claims to be compatible as is, Flink accepts it, and the
-     * state would write 9-byte keys into a column family of 13-byte keys. Falcon refuses.
+     * cannot see them. What it checks is the registration: the namespace serializer changes to one
+     * of another fixed length but claims to be compatible as is, Flink accepts it, and the state
+     * would write 9-byte keys into a column family of 13-byte keys. Falcon refuses.
      */
     @Test
     void reRegistrationWithSerializersOfAnotherLengthFails() throws Exception {
@@ -344,10 +347,11 @@ class KeyLengthInvariantTest {
                         WidthLongSerializer.fixed(4),
                         Collections.singletonList(checkpoint));
         try {
-            TuningProfile restored =
-                    narrower.getColumnFamilyTuner().profileOf("acc");
+            TuningProfile restored = narrower.getColumnFamilyTuner().profileOf("acc");
             assertThat(restored.isHashMemtable()).isTrue();
-            assertThat(restored.prefixLength()).as("from the snapshot's key serializer").isEqualTo(10);
+            assertThat(restored.prefixLength())
+                    .as("from the snapshot's key serializer")
+                    .isEqualTo(10);
             assertThatThrownBy(() -> acc(narrower))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageStartingWith(
@@ -358,12 +362,13 @@ class KeyLengthInvariantTest {
         }
     }
 
-    // -- a serializer that breaks the rules on purpose ----------------------------------------------
+    // -- a serializer that breaks the rules on purpose
+    // ----------------------------------------------
 
     /**
-     * Longs in {@code width} bytes (8 or 4), or, when lying, declared as 8 bytes but written in
-     * 12 from {@link #WIDE} on. Its snapshot says "compatible as is" to any other width: the
-     * broken upgrade Falcon must catch.
+     * Longs in {@code width} bytes (8 or 4), or, when lying, declared as 8 bytes but written in 12
+     * from {@link #WIDE} on. Its snapshot says "compatible as is" to any other width: the broken
+     * upgrade Falcon must catch.
      */
     public static final class WidthLongSerializer extends TypeSerializer<Long> {
         private static final long serialVersionUID = 1L;

@@ -95,8 +95,7 @@ class RocksDbFeaturesOnTunedColumnFamiliesTest {
                 new ValueStateDescriptor<>(VALUES, StringSerializer.INSTANCE));
     }
 
-    private static MapState<Long, String> map(AbstractKeyedStateBackend<Long> kb)
-            throws Exception {
+    private static MapState<Long, String> map(AbstractKeyedStateBackend<Long> kb) throws Exception {
         return kb.getPartitionedState(
                 VoidNamespace.INSTANCE,
                 VoidNamespaceSerializer.INSTANCE,
@@ -146,9 +145,9 @@ class RocksDbFeaturesOnTunedColumnFamiliesTest {
     }
 
     /**
-     * Snapshots stay available on a database with tuned column families, and a canonical
-     * savepoint, whose iterators open only in the asynchronous phase, reads through one: what the
-     * task writes and flushes between the two phases is not in it.
+     * Snapshots stay available on a database with tuned column families, and a canonical savepoint,
+     * whose iterators open only in the asynchronous phase, reads through one: what the task writes
+     * and flushes between the two phases is not in it.
      */
     @ParameterizedTest
     @EnumSource(Tuning.class)
@@ -227,10 +226,14 @@ class RocksDbFeaturesOnTunedColumnFamiliesTest {
         try {
             ValueState<String> values =
                     kb.getPartitionedState(
-                            VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, valueDescriptor);
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            valueDescriptor);
             MapState<Long, String> map =
                     kb.getPartitionedState(
-                            VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, mapDescriptor);
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            mapDescriptor);
             assertTuned(kb, tuning);
             for (long k = 0; k < KEYS; k++) {
                 if (k == KEYS / 2) {

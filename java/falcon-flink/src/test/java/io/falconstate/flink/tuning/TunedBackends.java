@@ -43,8 +43,8 @@ import java.util.concurrent.RunnableFuture;
 /**
  * The tuning combinations the snapshot-path tests run under, and the few steps every such test
  * takes: open a keyed backend over {@code Long} keys (fixed length, so ValueStates and, with the
- * range filter, MapStates are tuned), push what RocksDB holds into SST files, and take each kind
- * of snapshot Flink takes.
+ * range filter, MapStates are tuned), push what RocksDB holds into SST files, and take each kind of
+ * snapshot Flink takes.
  */
 public final class TunedBackends {
 
@@ -182,8 +182,8 @@ public final class TunedBackends {
     }
 
     /**
-     * Writes everything the cache holds into RocksDB and flushes the named column families, so
-     * what was written so far is in SST files and what comes next is in the memtables.
+     * Writes everything the cache holds into RocksDB and flushes the named column families, so what
+     * was written so far is in SST files and what comes next is in the memtables.
      */
     public static void pushToSst(AbstractKeyedStateBackend<?> backend, String... states)
             throws Exception {

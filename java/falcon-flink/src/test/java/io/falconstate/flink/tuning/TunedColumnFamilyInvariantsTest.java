@@ -13,12 +13,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rocksdb.FlushOptions;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
@@ -43,11 +43,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The RocksDB facts the tuner relies on, checked on FRocksDB 6.20.3 (frocksdbjni, the library
- * Flink 1.16 ships) with keys laid out by Flink's own {@link SerializedCompositeKeyBuilder}, and
- * with data both in SST files and in the memtable. Where a fact is a hazard, the test shows the
- * hazard and then the safeguard Falcon uses. Profiles are built like production ones (advisor
- * inputs from {@link CompositeKeyLayout}), applied by {@link ColumnFamilyTuner#apply}.
+ * The RocksDB facts the tuner relies on, checked on FRocksDB 6.20.3 (frocksdbjni, the library Flink
+ * 1.16 ships) with keys laid out by Flink's own {@link SerializedCompositeKeyBuilder}, and with
+ * data both in SST files and in the memtable. Where a fact is a hazard, the test shows the hazard
+ * and then the safeguard Falcon uses. Profiles are built like production ones (advisor inputs from
+ * {@link CompositeKeyLayout}), applied by {@link ColumnFamilyTuner#apply}.
  */
 class TunedColumnFamilyInvariantsTest {
 
@@ -150,11 +150,11 @@ class TunedColumnFamilyInvariantsTest {
     private TuningProfile valueProfile() {
         TuningProfile profile =
                 tuner().advise(
-                        "accState",
-                        org.apache.flink.api.common.state.StateDescriptor.Type.VALUE,
-                        LongSerializer.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        64 << 20);
+                                "accState",
+                                org.apache.flink.api.common.state.StateDescriptor.Type.VALUE,
+                                LongSerializer.INSTANCE,
+                                VoidNamespaceSerializer.INSTANCE,
+                                64 << 20);
         assertThat(profile.isHashMemtable()).as(profile.toString()).isTrue();
         assertThat(profile.prefixLength()).isEqualTo(KEY_LENGTH);
         return profile;
@@ -163,11 +163,11 @@ class TunedColumnFamilyInvariantsTest {
     private TuningProfile mapProfile() {
         TuningProfile profile =
                 tuner().advise(
-                        "left-records",
-                        org.apache.flink.api.common.state.StateDescriptor.Type.MAP,
-                        LongSerializer.INSTANCE,
-                        VoidNamespaceSerializer.INSTANCE,
-                        64 << 20);
+                                "left-records",
+                                org.apache.flink.api.common.state.StateDescriptor.Type.MAP,
+                                LongSerializer.INSTANCE,
+                                VoidNamespaceSerializer.INSTANCE,
+                                64 << 20);
         assertThat(profile.tuned()).as(profile.toString()).isTrue();
         assertThat(profile.isHashMemtable()).isFalse();
         assertThat(profile.prefixLength()).isEqualTo(KEY_LENGTH);
@@ -341,9 +341,9 @@ class TunedColumnFamilyInvariantsTest {
 
     /**
      * Invariant 2: key-group seeks (1–2 bytes, shorter than the extractor) are correct on a hash
-     * column family only while its data is in SST files, which is the case on rescaling's
-     * temporary databases (just restored, empty memtable). With memtable data they miss entries,
-     * which is why hash tuning is never applied to timer column families.
+     * column family only while its data is in SST files, which is the case on rescaling's temporary
+     * databases (just restored, empty memtable). With memtable data they miss entries, which is why
+     * hash tuning is never applied to timer column families.
      */
     @Test
     void keyGroupSeeksOnHashColumnFamilyAreCompleteOnlyForSstData() throws Exception {
@@ -402,7 +402,8 @@ class TunedColumnFamilyInvariantsTest {
         }
         assertThat(missed).as("short keys not found right after put").isGreaterThan(0);
 
-        assertThatThrownBy(() -> KeyLengthInvariant.checkKeyLength(tuner, "accState", KEY_LENGTH - 2))
+        assertThatThrownBy(
+                        () -> KeyLengthInvariant.checkKeyLength(tuner, "accState", KEY_LENGTH - 2))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("accState")
                 .hasMessageContaining(profile.prefixLength() + "-byte keys");
@@ -536,7 +537,8 @@ class TunedColumnFamilyInvariantsTest {
         for (TableProperties table : tables.values()) {
             assertThat(table.getFilterPolicyName()).isEqualTo("rocksdb.BuiltinBloomFilter");
             assertThat(table.getFilterSize()).isGreaterThan(0);
-            assertThat(table.getPrefixExtractorName()).isEqualTo("rocksdb.FixedPrefix." + KEY_LENGTH);
+            assertThat(table.getPrefixExtractorName())
+                    .isEqualTo("rocksdb.FixedPrefix." + KEY_LENGTH);
         }
         assertThat(db.get(cf, mapKey(1000, 0))).isNull();
         assertThat(cache.getUsage()).isGreaterThan(0);

@@ -29,7 +29,8 @@ public class TunedFalconStateBackendTest extends FalconStateBackendTest {
     @Override
     protected ConfigurableStateBackend getStateBackend() {
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(incremental);
-        rocksDb.setPriorityQueueStateType(EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
+        rocksDb.setPriorityQueueStateType(
+                EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
         try {
             rocksDb.setDbStoragePath(TEMP_FOLDER.newFolder().getAbsolutePath());
         } catch (IOException e) {

@@ -113,7 +113,8 @@ class TunedKeyedBackendTest {
 
     private FalconStateBackend tunedBackend() {
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(true);
-        rocksDb.setPriorityQueueStateType(EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
+        rocksDb.setPriorityQueueStateType(
+                EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
         rocksDb.setDbStoragePath(tmp.resolve("db-" + UUID.randomUUID()).toString());
         Configuration config = new Configuration();
         config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, "true");
@@ -129,33 +130,37 @@ class TunedKeyedBackendTest {
 
     private AbstractKeyedStateBackend<Integer> keyedBackend(
             StateBackend backend, Collection<KeyedStateHandle> restore) throws Exception {
-        return (AbstractKeyedStateBackend<Integer>) backend.createKeyedStateBackend(
-                env,
-                new JobID(),
-                "tuned-operator (1/1)#0",
-                IntSerializer.INSTANCE,
-                MAX_PARALLELISM,
-                new KeyGroupRange(0, MAX_PARALLELISM - 1),
-                env.getTaskKvStateRegistry(),
-                TtlTimeProvider.DEFAULT,
-                new UnregisteredMetricsGroup(),
-                restore,
-                new CloseableRegistry(),
-                1.0);
+        return (AbstractKeyedStateBackend<Integer>)
+                backend.createKeyedStateBackend(
+                        env,
+                        new JobID(),
+                        "tuned-operator (1/1)#0",
+                        IntSerializer.INSTANCE,
+                        MAX_PARALLELISM,
+                        new KeyGroupRange(0, MAX_PARALLELISM - 1),
+                        env.getTaskKvStateRegistry(),
+                        TtlTimeProvider.DEFAULT,
+                        new UnregisteredMetricsGroup(),
+                        restore,
+                        new CloseableRegistry(),
+                        1.0);
     }
 
     private static final ValueStateDescriptor<Long> ACC =
             new ValueStateDescriptor<>("accState", LongSerializer.INSTANCE);
     private static final MapStateDescriptor<Long, String> LEFT =
-            new MapStateDescriptor<>("left-records", LongSerializer.INSTANCE, StringSerializer.INSTANCE);
+            new MapStateDescriptor<>(
+                    "left-records", LongSerializer.INSTANCE, StringSerializer.INSTANCE);
 
     private static ValueState<Long> acc(AbstractKeyedStateBackend<Integer> kb) throws Exception {
-        return kb.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, ACC);
+        return kb.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, ACC);
     }
 
     private static MapState<Long, String> left(AbstractKeyedStateBackend<Integer> kb)
             throws Exception {
-        return kb.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, LEFT);
+        return kb.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, LEFT);
     }
 
     private static void write(AbstractKeyedStateBackend<Integer> kb) throws Exception {
@@ -213,7 +218,8 @@ class TunedKeyedBackendTest {
 
     @Test
     void statesAreTunedLoggedAndScansSeeMemtableData() throws Exception {
-        AbstractKeyedStateBackend<Integer> kb = keyedBackend(tunedBackend(), Collections.emptyList());
+        AbstractKeyedStateBackend<Integer> kb =
+                keyedBackend(tunedBackend(), Collections.emptyList());
         try {
             assertThat(kb).isInstanceOf(FalconKeyedStateBackend.class);
             write(kb);
@@ -224,14 +230,21 @@ class TunedKeyedBackendTest {
                             "[FALCON] left-records is map, use range filter (prefix 6 bytes)");
 
             FalconKeyedStateBackend<Integer> falcon = (FalconKeyedStateBackend<Integer>) kb;
-            assertThat(FalconColumnFamilyAccess.activeMemtableEntries(
-                            falcon.getRocksDBKeyedStateBackend(), "accState"))
-                    .as(TuningTestAccess.describe(falcon.getRocksDBKeyedStateBackend(), "accState")
-                            + " / " + TuningTestAccess.describe(falcon.getRocksDBKeyedStateBackend(), "left-records"))
+            assertThat(
+                            FalconColumnFamilyAccess.activeMemtableEntries(
+                                    falcon.getRocksDBKeyedStateBackend(), "accState"))
+                    .as(
+                            TuningTestAccess.describe(
+                                            falcon.getRocksDBKeyedStateBackend(), "accState")
+                                    + " / "
+                                    + TuningTestAccess.describe(
+                                            falcon.getRocksDBKeyedStateBackend(), "left-records"))
                     .isEqualTo(KEYS);
             // Without Falcon's flush, Flink's own getKeys misses the memtable of a hash CF.
-            assertThat(keysOf(falcon.getRocksDBKeyedStateBackend()
-                            .getKeys("accState", VoidNamespace.INSTANCE)))
+            assertThat(
+                            keysOf(
+                                    falcon.getRocksDBKeyedStateBackend()
+                                            .getKeys("accState", VoidNamespace.INSTANCE)))
                     .hasSizeLessThan(KEYS);
             // Through Falcon: complete.
             Set<Integer> expected = new TreeSet<>();
@@ -239,8 +252,9 @@ class TunedKeyedBackendTest {
                 expected.add(k);
             }
             assertThat(keysOf(kb.getKeys("accState", VoidNamespace.INSTANCE))).isEqualTo(expected);
-            assertThat(FalconColumnFamilyAccess.activeMemtableEntries(
-                            falcon.getRocksDBKeyedStateBackend(), "accState"))
+            assertThat(
+                            FalconColumnFamilyAccess.activeMemtableEntries(
+                                    falcon.getRocksDBKeyedStateBackend(), "accState"))
                     .isZero();
 
             // More memtable data, then the other scan paths.
@@ -293,13 +307,14 @@ class TunedKeyedBackendTest {
     }
 
     /**
-     * Deliverable 3: restored column families are created before any state registers; Falcon
-     * reads the kind and serializers from the checkpoint's meta data and tunes them like new ones.
+     * Deliverable 3: restored column families are created before any state registers; Falcon reads
+     * the kind and serializers from the checkpoint's meta data and tunes them like new ones.
      * Checked in the OPTIONS file RocksDB itself writes for the restored DB.
      */
     @Test
     void incrementalCheckpointRestoresIntoTunedColumnFamilies() throws Exception {
-        AbstractKeyedStateBackend<Integer> kb = keyedBackend(tunedBackend(), Collections.emptyList());
+        AbstractKeyedStateBackend<Integer> kb =
+                keyedBackend(tunedBackend(), Collections.emptyList());
         KeyedStateHandle checkpoint;
         try {
             write(kb);
@@ -311,7 +326,8 @@ class TunedKeyedBackendTest {
                             CheckpointOptions.forCheckpointWithDefaultLocation());
             checkpoint = FutureUtils.runIfNotDoneAndGet(future).getJobManagerOwnedSnapshot();
             assertThat(checkpoint)
-                    .isInstanceOf(org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle.class);
+                    .isInstanceOf(
+                            org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle.class);
         } finally {
             kb.dispose();
         }
@@ -330,12 +346,15 @@ class TunedKeyedBackendTest {
             assertThat(options).isNotEmpty();
             Path latest = options.get(options.size() - 1);
             assertThat(cfOptions(latest, "accState"))
-                    .contains("memtable_factory=HashLinkListRepFactory",
+                    .contains(
+                            "memtable_factory=HashLinkListRepFactory",
                             "prefix_extractor=rocksdb.FixedPrefix.6",
                             // Snapshots need it off on every column family (FRocksDB 6.20).
                             "inplace_update_support=false");
             assertThat(cfOptions(latest, "left-records"))
-                    .contains("prefix_extractor=rocksdb.FixedPrefix.6", "memtable_factory=SkipListFactory",
+                    .contains(
+                            "prefix_extractor=rocksdb.FixedPrefix.6",
+                            "memtable_factory=SkipListFactory",
                             "inplace_update_support=false")
                     .anyMatch(l -> l.startsWith("memtable_prefix_bloom_size_ratio=0.02"));
             verify(restored);
@@ -346,23 +365,23 @@ class TunedKeyedBackendTest {
     }
 
     /**
-     * A canonical savepoint is a point-in-time view although its iterators are opened later, in
-     * the asynchronous phase, while the task goes on writing: they read through a RocksDB
-     * snapshot taken in the synchronous phase. Between the two phases every value and map entry
-     * is overwritten and every column family flushed, so an iterator without a snapshot would
-     * read the new values from SST files. Fails when any column family disables snapshots (as
-     * {@code inplace_update_support} did: {@code DB::GetSnapshot} then returns null for the whole
+     * A canonical savepoint is a point-in-time view although its iterators are opened later, in the
+     * asynchronous phase, while the task goes on writing: they read through a RocksDB snapshot
+     * taken in the synchronous phase. Between the two phases every value and map entry is
+     * overwritten and every column family flushed, so an iterator without a snapshot would read the
+     * new values from SST files. Fails when any column family disables snapshots (as {@code
+     * inplace_update_support} did: {@code DB::GetSnapshot} then returns null for the whole
      * database).
      */
     @Test
     void canonicalSavepointIsPointInTimeWhileTheTaskKeepsWriting() throws Exception {
-        AbstractKeyedStateBackend<Integer> kb = keyedBackend(tunedBackend(), Collections.emptyList());
+        AbstractKeyedStateBackend<Integer> kb =
+                keyedBackend(tunedBackend(), Collections.emptyList());
         KeyedStateHandle savepoint;
         try {
             write(kb);
             FalconKeyedStateBackend<Integer> falcon = (FalconKeyedStateBackend<Integer>) kb;
-            RunnableFuture<SnapshotResult<KeyedStateHandle>> future =
-                    startCanonicalSavepoint(kb);
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> future = startCanonicalSavepoint(kb);
             ValueState<Long> acc = acc(kb);
             MapState<Long, String> left = left(kb);
             for (int k = 0; k < KEYS; k++) {
@@ -372,8 +391,9 @@ class TunedKeyedBackendTest {
                 left.put(9L, "added");
             }
             for (String state : new String[] {"accState", "left-records"}) {
-                assertThat(FalconColumnFamilyAccess.flushColumnFamily(
-                                falcon.getRocksDBKeyedStateBackend(), state))
+                assertThat(
+                                FalconColumnFamilyAccess.flushColumnFamily(
+                                        falcon.getRocksDBKeyedStateBackend(), state))
                         .isTrue();
             }
             savepoint = FutureUtils.runIfNotDoneAndGet(future).getJobManagerOwnedSnapshot();
@@ -394,15 +414,17 @@ class TunedKeyedBackendTest {
         }
     }
 
-    /** A canonical savepoint of tuned states, taken with data in the memtable, on the stock backend. */
+    /**
+     * A canonical savepoint of tuned states, taken with data in the memtable, on the stock backend.
+     */
     @Test
     void canonicalSavepointRestoresIdenticallyOnTheStockBackend() throws Exception {
-        AbstractKeyedStateBackend<Integer> kb = keyedBackend(tunedBackend(), Collections.emptyList());
+        AbstractKeyedStateBackend<Integer> kb =
+                keyedBackend(tunedBackend(), Collections.emptyList());
         KeyedStateHandle savepoint;
         try {
             write(kb);
-            RunnableFuture<SnapshotResult<KeyedStateHandle>> future =
-                    startCanonicalSavepoint(kb);
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> future = startCanonicalSavepoint(kb);
             savepoint = FutureUtils.runIfNotDoneAndGet(future).getJobManagerOwnedSnapshot();
             assertThat(savepoint).isNotNull();
         } finally {

@@ -45,20 +45,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Flink's state migration suite on Falcon under every tuning combination and both checkpoint
- * modes, plus the same migrations on column families Falcon really tuned.
+ * Flink's state migration suite on Falcon under every tuning combination and both checkpoint modes,
+ * plus the same migrations on column families Falcon really tuned.
  *
- * <p>The 32 inherited tests register their states with {@code CustomVoidNamespaceSerializer},
- * which declares a length of 0 bytes and writes 1, so Falcon (rightly) leaves those column
- * families untuned; they prove the seam, not the tuning. The tests below use {@code Long} keys
- * and {@code VoidNamespace}, assert that the column family is tuned before they migrate, and hold
- * data both in SST files and in memtables (or the cache) when the snapshot is taken. A full
- * restore (canonical savepoint) writes the restored entries into memtables: Falcon flushes hash
- * memtables after the restore, so there a migration reads hash column families from SST files and
- * MapState column families from their memtables. Flink migrates only on restore: a state
- * registered in the running backend refuses a new serializer. A tuned ValueState beside a migrating MapState matters too: a DB-wide
- * RocksDB setting of one column family (as {@code inplace_update_support} was) breaks Flink's
- * migration of every other.
+ * <p>The 32 inherited tests register their states with {@code CustomVoidNamespaceSerializer}, which
+ * declares a length of 0 bytes and writes 1, so Falcon (rightly) leaves those column families
+ * untuned; they prove the seam, not the tuning. The tests below use {@code Long} keys and {@code
+ * VoidNamespace}, assert that the column family is tuned before they migrate, and hold data both in
+ * SST files and in memtables (or the cache) when the snapshot is taken. A full restore (canonical
+ * savepoint) writes the restored entries into memtables: Falcon flushes hash memtables after the
+ * restore, so there a migration reads hash column families from SST files and MapState column
+ * families from their memtables. Flink migrates only on restore: a state registered in the running
+ * backend refuses a new serializer. A tuned ValueState beside a migrating MapState matters too: a
+ * DB-wide RocksDB setting of one column family (as {@code inplace_update_support} was) breaks
+ * Flink's migration of every other.
  */
 @RunWith(Parameterized.class)
 public class TunedStateMigrationTest extends StateBackendMigrationTestBase<FalconStateBackend> {
@@ -145,8 +145,7 @@ public class TunedStateMigrationTest extends StateBackendMigrationTestBase<Falco
         try {
             assertThat(TunedBackends.hasHashMemtable(restored, VALUES)).isTrue();
             ValueState<TestType> values =
-                    valueState(
-                            restored, new TestType.ReconfigurationRequiringTestTypeSerializer());
+                    valueState(restored, new TestType.ReconfigurationRequiringTestTypeSerializer());
             checkValues(restored, values, "v");
         } finally {
             restored.dispose();
@@ -173,7 +172,8 @@ public class TunedStateMigrationTest extends StateBackendMigrationTestBase<Falco
         }
     }
 
-    // -- MapState beside tuned ValueStates ----------------------------------------------------------
+    // -- MapState beside tuned ValueStates
+    // ----------------------------------------------------------
 
     @Test
     public void mapStateUserValuesMigrateBesideHashColumnFamilies() throws Exception {
@@ -198,7 +198,8 @@ public class TunedStateMigrationTest extends StateBackendMigrationTestBase<Falco
             }
             assertThat(readMapsAfterRestore(getStateBackend(), again))
                     .as("%s: the migrated state's next checkpoint, on Falcon and on stock", kind)
-                    .isEqualTo(readMapsAfterRestore(TunedBackends.stock(incremental, dir()), again));
+                    .isEqualTo(
+                            readMapsAfterRestore(TunedBackends.stock(incremental, dir()), again));
         }
     }
 
@@ -224,7 +225,8 @@ public class TunedStateMigrationTest extends StateBackendMigrationTestBase<Falco
         }
     }
 
-    // -- helpers ------------------------------------------------------------------------------------
+    // -- helpers
+    // ------------------------------------------------------------------------------------
 
     /**
      * Writes {@code KEYS} values with the V1 serializer, half of them pushed into SST files before
@@ -261,8 +263,7 @@ public class TunedStateMigrationTest extends StateBackendMigrationTestBase<Falco
             assertThat(TunedBackends.hasHashMemtable(restored, VALUES))
                     .as("restored %s column family tuned", VALUES)
                     .isTrue();
-            ValueState<TestType> values =
-                    valueState(restored, new TestType.V2TestTypeSerializer());
+            ValueState<TestType> values = valueState(restored, new TestType.V2TestTypeSerializer());
             checkValues(restored, values, "v");
             ValueState<Long> counter = counter(restored);
             checkCounters(restored, counter, 1);
@@ -275,15 +276,17 @@ public class TunedStateMigrationTest extends StateBackendMigrationTestBase<Falco
             restored.dispose();
         }
         assertThat(readValuesAfterRestore(getStateBackend(), again))
-                .as("%s: the migrated state's next checkpoint, restored on Falcon and on stock", kind)
+                .as(
+                        "%s: the migrated state's next checkpoint, restored on Falcon and on stock",
+                        kind)
                 .isEqualTo(readValuesAfterRestore(TunedBackends.stock(incremental, dir()), again));
     }
 
     /**
      * Every key's value after restoring {@code snapshot} and registering the V2 serializer, as
      * text. A checkpoint taken after a migration records the previous serializer's snapshot in
-     * Flink 1.16 (stock does the same), so a second restore migrates again; the test asks only
-     * that Falcon reads exactly what the stock backend reads.
+     * Flink 1.16 (stock does the same), so a second restore migrates again; the test asks only that
+     * Falcon reads exactly what the stock backend reads.
      */
     private List<String> readValuesAfterRestore(StateBackend backend, KeyedStateHandle snapshot)
             throws Exception {
@@ -389,7 +392,9 @@ public class TunedStateMigrationTest extends StateBackendMigrationTestBase<Falco
         }
     }
 
-    /** The ValueState {@code counter} is tuned; {@code map} is tuned where the range filter is on. */
+    /**
+     * The ValueState {@code counter} is tuned; {@code map} is tuned where the range filter is on.
+     */
     private void assertTunedMapBackend(AbstractKeyedStateBackend<Long> kb) {
         assertThat(TunedBackends.hasHashMemtable(kb, COUNTER)).as(COUNTER).isTrue();
         assertThat(TunedBackends.hasRangeFilter(kb, MAP)).as(MAP).isEqualTo(tuning.rangeFilter());

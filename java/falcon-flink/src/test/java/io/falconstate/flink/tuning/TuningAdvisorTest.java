@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The advisor through JNI: every rule (the C++ unit test covers them in depth), the packing of
- * the profile, errors as Java exceptions, and the behaviour without the native library.
+ * The advisor through JNI: every rule (the C++ unit test covers them in depth), the packing of the
+ * profile, errors as Java exceptions, and the behaviour without the native library.
  */
 class TuningAdvisorTest {
 
@@ -61,20 +61,30 @@ class TuningAdvisorTest {
 
     @Test
     void refusalsCarryTheirReason() {
-        assertUntuned(advise(StateKind.TIMER, 8, 16), TuningAdvisor.REASON_TIMER_COLUMN_FAMILY,
+        assertUntuned(
+                advise(StateKind.TIMER, 8, 16),
+                TuningAdvisor.REASON_TIMER_COLUMN_FAMILY,
                 "timer column family");
-        assertUntuned(advise(StateKind.DEFAULT, 8, 1), TuningAdvisor.REASON_DEFAULT_COLUMN_FAMILY,
+        assertUntuned(
+                advise(StateKind.DEFAULT, 8, 1),
+                TuningAdvisor.REASON_DEFAULT_COLUMN_FAMILY,
                 "default column family");
         for (StateKind kind :
                 new StateKind[] {
                     StateKind.LIST, StateKind.REDUCING, StateKind.AGGREGATING, StateKind.UNKNOWN
                 }) {
-            assertUntuned(advise(kind, 8, 1), TuningAdvisor.REASON_KIND_NOT_TUNED,
+            assertUntuned(
+                    advise(kind, 8, 1),
+                    TuningAdvisor.REASON_KIND_NOT_TUNED,
                     "only value and map states are tuned");
         }
-        assertUntuned(advise(StateKind.VALUE, -1, 1), TuningAdvisor.REASON_KEY_LENGTH_UNKNOWN,
+        assertUntuned(
+                advise(StateKind.VALUE, -1, 1),
+                TuningAdvisor.REASON_KEY_LENGTH_UNKNOWN,
                 "keys have no fixed serialized length");
-        assertUntuned(advise(StateKind.MAP, 8, -1), TuningAdvisor.REASON_NAMESPACE_LENGTH_UNKNOWN,
+        assertUntuned(
+                advise(StateKind.MAP, 8, -1),
+                TuningAdvisor.REASON_NAMESPACE_LENGTH_UNKNOWN,
                 "namespaces have no fixed serialized length");
         assertUntuned(
                 TuningAdvisor.advise(StateKind.VALUE, 1, 8, 1, WRITE_BUFFER, false, true),
@@ -84,7 +94,9 @@ class TuningAdvisorTest {
                 TuningAdvisor.advise(StateKind.MAP, 1, 8, 1, WRITE_BUFFER, true, false),
                 TuningAdvisor.REASON_RANGE_FILTER_DISABLED,
                 "map-state range filter is switched off");
-        assertUntuned(advise(StateKind.VALUE, 65536, 1), TuningAdvisor.REASON_PREFIX_TOO_LONG,
+        assertUntuned(
+                advise(StateKind.VALUE, 65536, 1),
+                TuningAdvisor.REASON_PREFIX_TOO_LONG,
                 "key group + key + namespace is longer than 65536 bytes");
     }
 
@@ -98,7 +110,10 @@ class TuningAdvisorTest {
 
     @Test
     void impossibleInputsThrowIllegalArgument() {
-        assertThatThrownBy(() -> TuningAdvisor.advise(StateKind.VALUE, 3, 8, 1, WRITE_BUFFER, true, true))
+        assertThatThrownBy(
+                        () ->
+                                TuningAdvisor.advise(
+                                        StateKind.VALUE, 3, 8, 1, WRITE_BUFFER, true, true))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("key-group prefix must be 1 or 2 bytes, got 3");
         assertThatThrownBy(() -> advise(StateKind.VALUE, -2, 1))
@@ -111,8 +126,10 @@ class TuningAdvisorTest {
     @Test
     void withoutTheNativeLibraryEverythingIsLeftAsIs() {
         TuningProfile p =
-                TuningAdvisor.advise(() -> false, StateKind.VALUE, 1, 8, 1, WRITE_BUFFER, true, true);
-        assertUntuned(p, TuningAdvisor.REASON_NATIVE_LIBRARY_NOT_LOADED, "native library not loaded");
+                TuningAdvisor.advise(
+                        () -> false, StateKind.VALUE, 1, 8, 1, WRITE_BUFFER, true, true);
+        assertUntuned(
+                p, TuningAdvisor.REASON_NATIVE_LIBRARY_NOT_LOADED, "native library not loaded");
     }
 
     @Test

@@ -8,293 +8,388 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Aggregates the runs of a benchmark: per (query, mini-batch, parallelism, backend) the median
- * and min–max of the figures over the repetitions, and each backend's ratio to the stock RocksDB
- * baseline of the same cell (median over median). Renders the text table, the side-by-side
- * table, the {@code RESULT} lines, the summary CSV and a markdown snippet.
+ * Aggregates the runs of a benchmark: per (query, mini-batch, parallelism, backend) the median and
+ * min–max of the figures over the repetitions, and each backend's ratio to the stock RocksDB
+ * baseline of the same cell (median over median). Renders the text table, the side-by-side table,
+ * the {@code RESULT} lines, the summary CSV and a markdown snippet.
  */
 public final class BenchmarkReport {
-  /** The backend label every ratio is relative to. */
-  public static final String BASELINE = "rocksdb";
+    /** The backend label every ratio is relative to. */
+    public static final String BASELINE = "rocksdb";
 
-  /** Columns of {@code nexmark_summary.csv}. */
-  public static final List<String> SUMMARY_COLUMNS = Arrays.asList(
-      "query", "minibatch", "p", "backend", "config", "runs", "failed",
-      "events_per_core_s_median", "events_per_core_s_min", "events_per_core_s_max",
-      "events_per_s_median", "events_per_s_min", "events_per_s_max", "cores_median",
-      "ratio_vs_rocksdb", "ckpt_sync_ms_median", "ckpt_total_ms_median", "state_size_bytes_median",
-      "checkpoints_median");
+    /** Columns of {@code nexmark_summary.csv}. */
+    public static final List<String> SUMMARY_COLUMNS =
+            Arrays.asList(
+                    "query",
+                    "minibatch",
+                    "p",
+                    "backend",
+                    "config",
+                    "runs",
+                    "failed",
+                    "events_per_core_s_median",
+                    "events_per_core_s_min",
+                    "events_per_core_s_max",
+                    "events_per_s_median",
+                    "events_per_s_min",
+                    "events_per_s_max",
+                    "cores_median",
+                    "ratio_vs_rocksdb",
+                    "ckpt_sync_ms_median",
+                    "ckpt_total_ms_median",
+                    "state_size_bytes_median",
+                    "checkpoints_median");
 
-  /** One aggregated cell and backend. */
-  public static final class Summary {
-    public final String query;
-    public final String minibatch;
-    public final int p;
-    public final String backend;
-    public final String config;
-    final List<RunRecord> ok = new ArrayList<>();
-    int failed;
-    double ratio = Double.NaN;
+    /** One aggregated cell and backend. */
+    public static final class Summary {
+        public final String query;
+        public final String minibatch;
+        public final int p;
+        public final String backend;
+        public final String config;
+        final List<RunRecord> ok = new ArrayList<>();
+        int failed;
+        double ratio = Double.NaN;
 
-    Summary(RunRecord r) {
-      query = r.get("query");
-      minibatch = r.get("minibatch");
-      p = Integer.parseInt(r.get("p"));
-      backend = r.get("backend");
-      config = r.get("config");
-    }
-
-    public int runs() {
-      return ok.size();
-    }
-
-    public double median(String column) {
-      return stat(column, 0.5);
-    }
-
-    public double min(String column) {
-      return stat(column, 0);
-    }
-
-    public double max(String column) {
-      return stat(column, 1);
-    }
-
-    private double stat(String column, double q) {
-      double[] v = ok.stream().mapToDouble(r -> r.number(column)).filter(d -> !Double.isNaN(d))
-          .sorted().toArray();
-      if (v.length == 0) {
-        return Double.NaN;
-      }
-      if (q == 0) {
-        return v[0];
-      }
-      if (q == 1) {
-        return v[v.length - 1];
-      }
-      return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-    }
-
-    /** Per-core throughput median over the baseline's median in the same cell; NaN if none. */
-    public double ratio() {
-      return ratio;
-    }
-
-    String cell() {
-      return query + "\t" + minibatch + "\t" + p;
-    }
-  }
-
-  private final List<Summary> summaries = new ArrayList<>();
-
-  public BenchmarkReport(List<RunRecord> runs) {
-    Map<String, Summary> byKey = new LinkedHashMap<>();
-    for (RunRecord r : runs) {
-      String key = r.get("query") + "\t" + r.get("minibatch") + "\t" + r.get("p") + "\t"
-          + r.get("backend");
-      Summary s = byKey.computeIfAbsent(key, k -> new Summary(r));
-      if (r.ok()) {
-        s.ok.add(r);
-      } else {
-        s.failed++;
-      }
-    }
-    summaries.addAll(byKey.values());
-    for (Summary s : summaries) {
-      Summary base = find(s.cell(), BASELINE);
-      if (base != null) {
-        s.ratio = s.median("events_per_core_s") / base.median("events_per_core_s");
-      }
-    }
-  }
-
-  private Summary find(String cell, String backend) {
-    for (Summary s : summaries) {
-      if (s.cell().equals(cell) && s.backend.equals(backend)) {
-        return s;
-      }
-    }
-    return null;
-  }
-
-  public List<Summary> summaries() {
-    return summaries;
-  }
-
-  /**
-   * {@code RESULT <query> minibatch=<on|off> p=<n> backend=<name> events_per_core_s=<x>
-   * ratio_vs_rocksdb=<r>}, one per cell and backend (medians).
-   */
-  public List<String> resultLines() {
-    List<String> lines = new ArrayList<>();
-    for (Summary s : summaries) {
-      lines.add(String.format(Locale.ROOT,
-          "RESULT %s minibatch=%s p=%d backend=%s events_per_core_s=%.1f ratio_vs_rocksdb=%s",
-          s.query, s.minibatch, s.p, s.backend, s.median("events_per_core_s"), ratio(s.ratio)));
-    }
-    return lines;
-  }
-
-  /** The full table: one row per cell and backend, median (min–max) over the repetitions. */
-  public String table() {
-    List<String[]> rows = new ArrayList<>();
-    rows.add(new String[] {"query", "mini-batch", "p", "backend", "runs",
-        "events/s per core: median (min-max)", "ratio vs rocksdb", "events/s: median (min-max)",
-        "cores", "ckpt sync ms", "ckpt total ms", "state size"});
-    for (Summary s : summaries) {
-      rows.add(new String[] {s.query, s.minibatch, Integer.toString(s.p), s.backend,
-          s.runs() + (s.failed > 0 ? " (+" + s.failed + " failed)" : ""),
-          range(s, "events_per_core_s"), ratio(s.ratio), range(s, "events_per_s"),
-          num(s.median("cores"), "%.2f"), num(s.median("ckpt_sync_ms"), "%.0f"),
-          num(s.median("ckpt_total_ms"), "%.0f"), bytes(s.median("state_size_bytes"))});
-    }
-    return render(rows, false, 4);
-  }
-
-  /** One row per cell, one column per backend (median events/s per core) and the ratios. */
-  public String sideBySide() {
-    return render(sideBySideRows(), false, 3);
-  }
-
-  private List<String[]> sideBySideRows() {
-    List<String> backends = new ArrayList<>();
-    List<String> cells = new ArrayList<>();
-    for (Summary s : summaries) {
-      if (!backends.contains(s.backend)) {
-        backends.add(s.backend);
-      }
-      if (!cells.contains(s.cell())) {
-        cells.add(s.cell());
-      }
-    }
-    List<String> header = new ArrayList<>(Arrays.asList("query", "mini-batch", "p"));
-    for (String b : backends) {
-      header.add(b + " (events/s per core)");
-    }
-    for (String b : backends) {
-      if (!b.equals(BASELINE)) {
-        header.add(b + " / rocksdb");
-      }
-    }
-    List<String[]> rows = new ArrayList<>();
-    rows.add(header.toArray(new String[0]));
-    for (String cell : cells) {
-      List<String> row = new ArrayList<>(Arrays.asList(cell.split("\t")));
-      for (String b : backends) {
-        Summary s = find(cell, b);
-        row.add(s == null ? "-" : num(s.median("events_per_core_s"), "%,.0f"));
-      }
-      for (String b : backends) {
-        if (!b.equals(BASELINE)) {
-          Summary s = find(cell, b);
-          row.add(s == null ? "-" : ratio(s.ratio) + "x");
+        Summary(RunRecord r) {
+            query = r.get("query");
+            minibatch = r.get("minibatch");
+            p = Integer.parseInt(r.get("p"));
+            backend = r.get("backend");
+            config = r.get("config");
         }
-      }
-      rows.add(row.toArray(new String[0]));
-    }
-    return rows;
-  }
 
-  /** The full table and the side-by-side table as markdown. */
-  public String markdown() {
-    List<String[]> rows = new ArrayList<>();
-    rows.add(new String[] {"query", "mini-batch", "p", "backend", "runs",
-        "events/s per core, median (min–max)", "ratio vs rocksdb", "events/s, median (min–max)",
-        "cores", "ckpt sync ms", "ckpt total ms", "state size"});
-    for (Summary s : summaries) {
-      rows.add(new String[] {s.query, s.minibatch, Integer.toString(s.p), "`" + s.backend + "`",
-          s.runs() + (s.failed > 0 ? " (+" + s.failed + " failed)" : ""),
-          range(s, "events_per_core_s").replace('-', '–'), ratio(s.ratio),
-          range(s, "events_per_s").replace('-', '–'), num(s.median("cores"), "%.2f"),
-          num(s.median("ckpt_sync_ms"), "%.0f"), num(s.median("ckpt_total_ms"), "%.0f"),
-          bytes(s.median("state_size_bytes"))});
-    }
-    return render(rows, true, 4) + "\n" + render(sideBySideRows(), true, 3);
-  }
-
-  public String summaryCsv() {
-    StringBuilder b = new StringBuilder(String.join(",", SUMMARY_COLUMNS)).append('\n');
-    for (Summary s : summaries) {
-      List<String> v = Arrays.asList(s.query, s.minibatch, Integer.toString(s.p), s.backend,
-          s.config, Integer.toString(s.runs()), Integer.toString(s.failed),
-          raw(s.median("events_per_core_s")), raw(s.min("events_per_core_s")),
-          raw(s.max("events_per_core_s")), raw(s.median("events_per_s")),
-          raw(s.min("events_per_s")), raw(s.max("events_per_s")), raw(s.median("cores")),
-          raw(s.ratio), raw(s.median("ckpt_sync_ms")), raw(s.median("ckpt_total_ms")),
-          raw(s.median("state_size_bytes")), raw(s.median("checkpoints")));
-      StringBuilder line = new StringBuilder();
-      for (String x : v) {
-        if (line.length() > 0) {
-          line.append(',');
+        public int runs() {
+            return ok.size();
         }
-        line.append(RunRecord.csvEscape(x));
-      }
-      b.append(line).append('\n');
-    }
-    return b.toString();
-  }
 
-  private static String range(Summary s, String column) {
-    return num(s.median(column), "%,.0f") + " (" + num(s.min(column), "%,.0f") + "-"
-        + num(s.max(column), "%,.0f") + ")";
-  }
-
-  private static String ratio(double r) {
-    return Double.isNaN(r) ? "nan" : String.format(Locale.ROOT, "%.2f", r);
-  }
-
-  private static String raw(double v) {
-    return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.3f", v);
-  }
-
-  private static String num(double v, String format) {
-    return Double.isNaN(v) || v < 0 ? "-" : String.format(Locale.ROOT, format, v);
-  }
-
-  private static String bytes(double v) {
-    if (Double.isNaN(v) || v < 0) {
-      return "-";
-    }
-    if (v >= 1 << 20) {
-      return String.format(Locale.ROOT, "%.1f MiB", v / (1 << 20));
-    }
-    return String.format(Locale.ROOT, "%.0f KiB", v / 1024);
-  }
-
-  private static String render(List<String[]> rows, boolean markdown, int rightFrom) {
-    int cols = rows.get(0).length;
-    int[] w = new int[cols];
-    for (String[] r : rows) {
-      for (int i = 0; i < cols; i++) {
-        w[i] = Math.max(w[i], r[i].length());
-      }
-    }
-    StringBuilder b = new StringBuilder();
-    for (int ri = 0; ri < rows.size(); ri++) {
-      String[] r = rows.get(ri);
-      StringBuilder line = new StringBuilder(markdown ? "| " : "");
-      for (int i = 0; i < cols; i++) {
-        String cell = r[i];
-        boolean right = ri > 0 && i >= rightFrom;
-        String pad = repeat(' ', w[i] - cell.length());
-        line.append(right ? pad + cell : cell + pad);
-        line.append(markdown ? " | " : "  ");
-      }
-      b.append(line.toString().replaceAll("\\s+$", "")).append('\n');
-      if (ri == 0) {
-        StringBuilder sep = new StringBuilder(markdown ? "|" : "");
-        for (int i = 0; i < cols; i++) {
-          sep.append(markdown ? repeat('-', w[i] + 2) + "|" : repeat('-', w[i]) + "  ");
+        public double median(String column) {
+            return stat(column, 0.5);
         }
-        b.append(sep.toString().replaceAll("\\s+$", "")).append('\n');
-      }
-    }
-    return b.toString();
-  }
 
-  private static String repeat(char c, int n) {
-    char[] a = new char[Math.max(0, n)];
-    Arrays.fill(a, c);
-    return new String(a);
-  }
+        public double min(String column) {
+            return stat(column, 0);
+        }
+
+        public double max(String column) {
+            return stat(column, 1);
+        }
+
+        private double stat(String column, double q) {
+            double[] v =
+                    ok.stream()
+                            .mapToDouble(r -> r.number(column))
+                            .filter(d -> !Double.isNaN(d))
+                            .sorted()
+                            .toArray();
+            if (v.length == 0) {
+                return Double.NaN;
+            }
+            if (q == 0) {
+                return v[0];
+            }
+            if (q == 1) {
+                return v[v.length - 1];
+            }
+            return v.length % 2 == 1
+                    ? v[v.length / 2]
+                    : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        }
+
+        /** Per-core throughput median over the baseline's median in the same cell; NaN if none. */
+        public double ratio() {
+            return ratio;
+        }
+
+        String cell() {
+            return query + "\t" + minibatch + "\t" + p;
+        }
+    }
+
+    private final List<Summary> summaries = new ArrayList<>();
+
+    public BenchmarkReport(List<RunRecord> runs) {
+        Map<String, Summary> byKey = new LinkedHashMap<>();
+        for (RunRecord r : runs) {
+            String key =
+                    r.get("query")
+                            + "\t"
+                            + r.get("minibatch")
+                            + "\t"
+                            + r.get("p")
+                            + "\t"
+                            + r.get("backend");
+            Summary s = byKey.computeIfAbsent(key, k -> new Summary(r));
+            if (r.ok()) {
+                s.ok.add(r);
+            } else {
+                s.failed++;
+            }
+        }
+        summaries.addAll(byKey.values());
+        for (Summary s : summaries) {
+            Summary base = find(s.cell(), BASELINE);
+            if (base != null) {
+                s.ratio = s.median("events_per_core_s") / base.median("events_per_core_s");
+            }
+        }
+    }
+
+    private Summary find(String cell, String backend) {
+        for (Summary s : summaries) {
+            if (s.cell().equals(cell) && s.backend.equals(backend)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    public List<Summary> summaries() {
+        return summaries;
+    }
+
+    /**
+     * {@code RESULT <query> minibatch=<on|off> p=<n> backend=<name> events_per_core_s=<x>
+     * ratio_vs_rocksdb=<r>}, one per cell and backend (medians).
+     */
+    public List<String> resultLines() {
+        List<String> lines = new ArrayList<>();
+        for (Summary s : summaries) {
+            lines.add(
+                    String.format(
+                            Locale.ROOT,
+                            "RESULT %s minibatch=%s p=%d backend=%s events_per_core_s=%.1f ratio_vs_rocksdb=%s",
+                            s.query,
+                            s.minibatch,
+                            s.p,
+                            s.backend,
+                            s.median("events_per_core_s"),
+                            ratio(s.ratio)));
+        }
+        return lines;
+    }
+
+    /** The full table: one row per cell and backend, median (min–max) over the repetitions. */
+    public String table() {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(
+                new String[] {
+                    "query",
+                    "mini-batch",
+                    "p",
+                    "backend",
+                    "runs",
+                    "events/s per core: median (min-max)",
+                    "ratio vs rocksdb",
+                    "events/s: median (min-max)",
+                    "cores",
+                    "ckpt sync ms",
+                    "ckpt total ms",
+                    "state size"
+                });
+        for (Summary s : summaries) {
+            rows.add(
+                    new String[] {
+                        s.query,
+                        s.minibatch,
+                        Integer.toString(s.p),
+                        s.backend,
+                        s.runs() + (s.failed > 0 ? " (+" + s.failed + " failed)" : ""),
+                        range(s, "events_per_core_s"),
+                        ratio(s.ratio),
+                        range(s, "events_per_s"),
+                        num(s.median("cores"), "%.2f"),
+                        num(s.median("ckpt_sync_ms"), "%.0f"),
+                        num(s.median("ckpt_total_ms"), "%.0f"),
+                        bytes(s.median("state_size_bytes"))
+                    });
+        }
+        return render(rows, false, 4);
+    }
+
+    /** One row per cell, one column per backend (median events/s per core) and the ratios. */
+    public String sideBySide() {
+        return render(sideBySideRows(), false, 3);
+    }
+
+    private List<String[]> sideBySideRows() {
+        List<String> backends = new ArrayList<>();
+        List<String> cells = new ArrayList<>();
+        for (Summary s : summaries) {
+            if (!backends.contains(s.backend)) {
+                backends.add(s.backend);
+            }
+            if (!cells.contains(s.cell())) {
+                cells.add(s.cell());
+            }
+        }
+        List<String> header = new ArrayList<>(Arrays.asList("query", "mini-batch", "p"));
+        for (String b : backends) {
+            header.add(b + " (events/s per core)");
+        }
+        for (String b : backends) {
+            if (!b.equals(BASELINE)) {
+                header.add(b + " / rocksdb");
+            }
+        }
+        List<String[]> rows = new ArrayList<>();
+        rows.add(header.toArray(new String[0]));
+        for (String cell : cells) {
+            List<String> row = new ArrayList<>(Arrays.asList(cell.split("\t")));
+            for (String b : backends) {
+                Summary s = find(cell, b);
+                row.add(s == null ? "-" : num(s.median("events_per_core_s"), "%,.0f"));
+            }
+            for (String b : backends) {
+                if (!b.equals(BASELINE)) {
+                    Summary s = find(cell, b);
+                    row.add(s == null ? "-" : ratio(s.ratio) + "x");
+                }
+            }
+            rows.add(row.toArray(new String[0]));
+        }
+        return rows;
+    }
+
+    /** The full table and the side-by-side table as markdown. */
+    public String markdown() {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(
+                new String[] {
+                    "query",
+                    "mini-batch",
+                    "p",
+                    "backend",
+                    "runs",
+                    "events/s per core, median (min–max)",
+                    "ratio vs rocksdb",
+                    "events/s, median (min–max)",
+                    "cores",
+                    "ckpt sync ms",
+                    "ckpt total ms",
+                    "state size"
+                });
+        for (Summary s : summaries) {
+            rows.add(
+                    new String[] {
+                        s.query,
+                        s.minibatch,
+                        Integer.toString(s.p),
+                        "`" + s.backend + "`",
+                        s.runs() + (s.failed > 0 ? " (+" + s.failed + " failed)" : ""),
+                        range(s, "events_per_core_s").replace('-', '–'),
+                        ratio(s.ratio),
+                        range(s, "events_per_s").replace('-', '–'),
+                        num(s.median("cores"), "%.2f"),
+                        num(s.median("ckpt_sync_ms"), "%.0f"),
+                        num(s.median("ckpt_total_ms"), "%.0f"),
+                        bytes(s.median("state_size_bytes"))
+                    });
+        }
+        return render(rows, true, 4) + "\n" + render(sideBySideRows(), true, 3);
+    }
+
+    public String summaryCsv() {
+        StringBuilder b = new StringBuilder(String.join(",", SUMMARY_COLUMNS)).append('\n');
+        for (Summary s : summaries) {
+            List<String> v =
+                    Arrays.asList(
+                            s.query,
+                            s.minibatch,
+                            Integer.toString(s.p),
+                            s.backend,
+                            s.config,
+                            Integer.toString(s.runs()),
+                            Integer.toString(s.failed),
+                            raw(s.median("events_per_core_s")),
+                            raw(s.min("events_per_core_s")),
+                            raw(s.max("events_per_core_s")),
+                            raw(s.median("events_per_s")),
+                            raw(s.min("events_per_s")),
+                            raw(s.max("events_per_s")),
+                            raw(s.median("cores")),
+                            raw(s.ratio),
+                            raw(s.median("ckpt_sync_ms")),
+                            raw(s.median("ckpt_total_ms")),
+                            raw(s.median("state_size_bytes")),
+                            raw(s.median("checkpoints")));
+            StringBuilder line = new StringBuilder();
+            for (String x : v) {
+                if (line.length() > 0) {
+                    line.append(',');
+                }
+                line.append(RunRecord.csvEscape(x));
+            }
+            b.append(line).append('\n');
+        }
+        return b.toString();
+    }
+
+    private static String range(Summary s, String column) {
+        return num(s.median(column), "%,.0f")
+                + " ("
+                + num(s.min(column), "%,.0f")
+                + "-"
+                + num(s.max(column), "%,.0f")
+                + ")";
+    }
+
+    private static String ratio(double r) {
+        return Double.isNaN(r) ? "nan" : String.format(Locale.ROOT, "%.2f", r);
+    }
+
+    private static String raw(double v) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    private static String num(double v, String format) {
+        return Double.isNaN(v) || v < 0 ? "-" : String.format(Locale.ROOT, format, v);
+    }
+
+    private static String bytes(double v) {
+        if (Double.isNaN(v) || v < 0) {
+            return "-";
+        }
+        if (v >= 1 << 20) {
+            return String.format(Locale.ROOT, "%.1f MiB", v / (1 << 20));
+        }
+        return String.format(Locale.ROOT, "%.0f KiB", v / 1024);
+    }
+
+    private static String render(List<String[]> rows, boolean markdown, int rightFrom) {
+        int cols = rows.get(0).length;
+        int[] w = new int[cols];
+        for (String[] r : rows) {
+            for (int i = 0; i < cols; i++) {
+                w[i] = Math.max(w[i], r[i].length());
+            }
+        }
+        StringBuilder b = new StringBuilder();
+        for (int ri = 0; ri < rows.size(); ri++) {
+            String[] r = rows.get(ri);
+            StringBuilder line = new StringBuilder(markdown ? "| " : "");
+            for (int i = 0; i < cols; i++) {
+                String cell = r[i];
+                boolean right = ri > 0 && i >= rightFrom;
+                String pad = repeat(' ', w[i] - cell.length());
+                line.append(right ? pad + cell : cell + pad);
+                line.append(markdown ? " | " : "  ");
+            }
+            b.append(line.toString().replaceAll("\\s+$", "")).append('\n');
+            if (ri == 0) {
+                StringBuilder sep = new StringBuilder(markdown ? "|" : "");
+                for (int i = 0; i < cols; i++) {
+                    sep.append(markdown ? repeat('-', w[i] + 2) + "|" : repeat('-', w[i]) + "  ");
+                }
+                b.append(sep.toString().replaceAll("\\s+$", "")).append('\n');
+            }
+        }
+        return b.toString();
+    }
+
+    private static String repeat(char c, int n) {
+        char[] a = new char[Math.max(0, n)];
+        Arrays.fill(a, c);
+        return new String(a);
+    }
 }

@@ -11,33 +11,37 @@ import java.util.List;
 
 /** {@code nexmark_runs.csv}: one {@link RunRecord} per line under {@link RunRecord#csvHeader()}. */
 public final class RunsCsv {
-  private RunsCsv() {}
+    private RunsCsv() {}
 
-  /** Writes (replaces) the file with the header and {@code runs}. */
-  static void write(Path file, List<RunRecord> runs) throws IOException {
-    try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8,
-        StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING)) {
-      w.write(RunRecord.csvHeader());
-      w.write('\n');
-      for (RunRecord r : runs) {
-        w.write(r.csvLine());
-        w.write('\n');
-      }
+    /** Writes (replaces) the file with the header and {@code runs}. */
+    static void write(Path file, List<RunRecord> runs) throws IOException {
+        try (BufferedWriter w =
+                Files.newBufferedWriter(
+                        file,
+                        StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.TRUNCATE_EXISTING)) {
+            w.write(RunRecord.csvHeader());
+            w.write('\n');
+            for (RunRecord r : runs) {
+                w.write(r.csvLine());
+                w.write('\n');
+            }
+        }
     }
-  }
 
-  /** Reads a runs CSV written by the harness. */
-  public static List<RunRecord> read(Path file) throws IOException {
-    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-    if (lines.isEmpty() || !lines.get(0).equals(RunRecord.csvHeader())) {
-      throw new IOException(file + " does not start with the runs CSV header");
+    /** Reads a runs CSV written by the harness. */
+    public static List<RunRecord> read(Path file) throws IOException {
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        if (lines.isEmpty() || !lines.get(0).equals(RunRecord.csvHeader())) {
+            throw new IOException(file + " does not start with the runs CSV header");
+        }
+        List<RunRecord> runs = new ArrayList<>();
+        for (String l : lines.subList(1, lines.size())) {
+            if (!l.isEmpty()) {
+                runs.add(RunRecord.parseCsv(l));
+            }
+        }
+        return runs;
     }
-    List<RunRecord> runs = new ArrayList<>();
-    for (String l : lines.subList(1, lines.size())) {
-      if (!l.isEmpty()) {
-        runs.add(RunRecord.parseCsv(l));
-      }
-    }
-    return runs;
-  }
 }

@@ -1,11 +1,13 @@
 package io.falconstate.nexmark.source;
 
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+
+import javax.annotation.Nullable;
+
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import javax.annotation.Nullable;
-import org.apache.flink.api.connector.source.SplitEnumerator;
-import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 
 /**
  * Hands split {@code i} to reader {@code i % parallelism} when that reader registers, then tells it
@@ -14,53 +16,54 @@ import org.apache.flink.api.connector.source.SplitEnumeratorContext;
  * checkpoint holds the pending splits only: assigned splits live in the readers' state.
  */
 final class NexmarkSplitEnumerator implements SplitEnumerator<NexmarkSplit, List<NexmarkSplit>> {
-  private final SplitEnumeratorContext<NexmarkSplit> context;
-  private final List<NexmarkSplit> pending;
+    private final SplitEnumeratorContext<NexmarkSplit> context;
+    private final List<NexmarkSplit> pending;
 
-  NexmarkSplitEnumerator(SplitEnumeratorContext<NexmarkSplit> context, List<NexmarkSplit> pending) {
-    this.context = context;
-    this.pending = new ArrayList<>(pending);
-  }
-
-  @Override
-  public void start() {}
-
-  @Override
-  public void handleSplitRequest(int subtaskId, @Nullable String requesterHostname) {
-    // Assignment is push-based on registration; requests need no answer.
-  }
-
-  @Override
-  public void addSplitsBack(List<NexmarkSplit> splits, int subtaskId) {
-    pending.addAll(splits);
-    if (context.registeredReaders().containsKey(subtaskId)) {
-      addReader(subtaskId);
+    NexmarkSplitEnumerator(
+            SplitEnumeratorContext<NexmarkSplit> context, List<NexmarkSplit> pending) {
+        this.context = context;
+        this.pending = new ArrayList<>(pending);
     }
-  }
 
-  @Override
-  public void addReader(int subtaskId) {
-    int parallelism = context.currentParallelism();
-    Iterator<NexmarkSplit> it = pending.iterator();
-    while (it.hasNext()) {
-      NexmarkSplit split = it.next();
-      if (split.index() % parallelism == subtaskId) {
-        context.assignSplit(split, subtaskId);
-        it.remove();
-      }
+    @Override
+    public void start() {}
+
+    @Override
+    public void handleSplitRequest(int subtaskId, @Nullable String requesterHostname) {
+        // Assignment is push-based on registration; requests need no answer.
     }
-    context.signalNoMoreSplits(subtaskId);
-  }
 
-  @Override
-  public List<NexmarkSplit> snapshotState(long checkpointId) {
-    List<NexmarkSplit> copy = new ArrayList<>(pending.size());
-    for (NexmarkSplit s : pending) {
-      copy.add(s.copy());
+    @Override
+    public void addSplitsBack(List<NexmarkSplit> splits, int subtaskId) {
+        pending.addAll(splits);
+        if (context.registeredReaders().containsKey(subtaskId)) {
+            addReader(subtaskId);
+        }
     }
-    return copy;
-  }
 
-  @Override
-  public void close() {}
+    @Override
+    public void addReader(int subtaskId) {
+        int parallelism = context.currentParallelism();
+        Iterator<NexmarkSplit> it = pending.iterator();
+        while (it.hasNext()) {
+            NexmarkSplit split = it.next();
+            if (split.index() % parallelism == subtaskId) {
+                context.assignSplit(split, subtaskId);
+                it.remove();
+            }
+        }
+        context.signalNoMoreSplits(subtaskId);
+    }
+
+    @Override
+    public List<NexmarkSplit> snapshotState(long checkpointId) {
+        List<NexmarkSplit> copy = new ArrayList<>(pending.size());
+        for (NexmarkSplit s : pending) {
+            copy.add(s.copy());
+        }
+        return copy;
+    }
+
+    @Override
+    public void close() {}
 }

@@ -1,77 +1,110 @@
 package io.falconstate.nexmark.bench;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** The report's arithmetic and formats on hand-made runs. */
 class BenchmarkReportTest {
-  private static RunRecord run(String backend, int rep, double perCore, String status) {
-    return new RunRecord().set("run", backend + rep).set("rep", rep).set("query", "q4")
-        .set("minibatch", "off").set("p", 1).set("backend", backend).set("config", "a=1;b=2")
-        .set("status", status).set("events_per_core_s", perCore).set("events_per_s", perCore * 2)
-        .set("state_size_bytes", 3 << 20);
-  }
+    private static RunRecord run(String backend, int rep, double perCore, String status) {
+        return new RunRecord()
+                .set("run", backend + rep)
+                .set("rep", rep)
+                .set("query", "q4")
+                .set("minibatch", "off")
+                .set("p", 1)
+                .set("backend", backend)
+                .set("config", "a=1;b=2")
+                .set("status", status)
+                .set("events_per_core_s", perCore)
+                .set("events_per_s", perCore * 2)
+                .set("state_size_bytes", 3 << 20);
+    }
 
-  @Test
-  void mediansRangesAndRatiosAgainstRocksdb() {
-    List<RunRecord> runs = new ArrayList<>(Arrays.asList(
-        run("rocksdb", 1, 100, "ok"), run("falcon", 1, 300, "ok"),
-        run("rocksdb", 2, 120, "ok"), run("falcon", 2, 200, "ok"),
-        run("rocksdb", 3, 110, "ok"), run("falcon", 3, 250, "ok"),
-        run("falcon", 4, 1e9, "timeout")));
-    BenchmarkReport report = new BenchmarkReport(runs);
-    BenchmarkReport.Summary falcon = report.summaries().get(1);
-    assertThat(falcon.backend).isEqualTo("falcon");
-    assertThat(falcon.runs()).isEqualTo(3);
-    assertThat(falcon.median("events_per_core_s")).isEqualTo(250);
-    assertThat(falcon.min("events_per_core_s")).isEqualTo(200);
-    assertThat(falcon.max("events_per_core_s")).isEqualTo(300);
-    assertThat(falcon.ratio()).isEqualTo(250.0 / 110);
-    assertThat(report.resultLines()).containsExactly(
-        "RESULT q4 minibatch=off p=1 backend=rocksdb events_per_core_s=110.0 ratio_vs_rocksdb=1.00",
-        "RESULT q4 minibatch=off p=1 backend=falcon events_per_core_s=250.0 ratio_vs_rocksdb=2.27");
-    assertThat(report.table()).contains("3 (+1 failed)", "250 (200-300)", "3.0 MiB");
-    assertThat(report.sideBySide()).contains("falcon / rocksdb", "2.27x");
-    assertThat(report.summaryCsv().split("\n")[2]).startsWith("q4,off,1,falcon,a=1;b=2,3,1,250.000");
-  }
+    @Test
+    void mediansRangesAndRatiosAgainstRocksdb() {
+        List<RunRecord> runs =
+                new ArrayList<>(
+                        Arrays.asList(
+                                run("rocksdb", 1, 100, "ok"),
+                                run("falcon", 1, 300, "ok"),
+                                run("rocksdb", 2, 120, "ok"),
+                                run("falcon", 2, 200, "ok"),
+                                run("rocksdb", 3, 110, "ok"),
+                                run("falcon", 3, 250, "ok"),
+                                run("falcon", 4, 1e9, "timeout")));
+        BenchmarkReport report = new BenchmarkReport(runs);
+        BenchmarkReport.Summary falcon = report.summaries().get(1);
+        assertThat(falcon.backend).isEqualTo("falcon");
+        assertThat(falcon.runs()).isEqualTo(3);
+        assertThat(falcon.median("events_per_core_s")).isEqualTo(250);
+        assertThat(falcon.min("events_per_core_s")).isEqualTo(200);
+        assertThat(falcon.max("events_per_core_s")).isEqualTo(300);
+        assertThat(falcon.ratio()).isEqualTo(250.0 / 110);
+        assertThat(report.resultLines())
+                .containsExactly(
+                        "RESULT q4 minibatch=off p=1 backend=rocksdb events_per_core_s=110.0 ratio_vs_rocksdb=1.00",
+                        "RESULT q4 minibatch=off p=1 backend=falcon events_per_core_s=250.0 ratio_vs_rocksdb=2.27");
+        assertThat(report.table()).contains("3 (+1 failed)", "250 (200-300)", "3.0 MiB");
+        assertThat(report.sideBySide()).contains("falcon / rocksdb", "2.27x");
+        assertThat(report.summaryCsv().split("\n")[2])
+                .startsWith("q4,off,1,falcon,a=1;b=2,3,1,250.000");
+    }
 
-  @Test
-  void evenCountsTakeTheMeanOfTheMiddleTwoAndMissingBaselinesGiveNan() {
-    BenchmarkReport report = new BenchmarkReport(Arrays.asList(
-        run("falcon", 1, 100, "ok"), run("falcon", 2, 300, "ok")));
-    assertThat(report.summaries().get(0).median("events_per_core_s")).isEqualTo(200);
-    assertThat(report.resultLines().get(0)).endsWith("ratio_vs_rocksdb=nan");
-  }
+    @Test
+    void evenCountsTakeTheMeanOfTheMiddleTwoAndMissingBaselinesGiveNan() {
+        BenchmarkReport report =
+                new BenchmarkReport(
+                        Arrays.asList(run("falcon", 1, 100, "ok"), run("falcon", 2, 300, "ok")));
+        assertThat(report.summaries().get(0).median("events_per_core_s")).isEqualTo(200);
+        assertThat(report.resultLines().get(0)).endsWith("ratio_vs_rocksdb=nan");
+    }
 
-  @Test
-  void runsCsvRoundTripsQuotedValues() {
-    RunRecord r = run("falcon@64mb", 1, 5, "ok").set("config", "k=\"x\",y");
-    RunRecord back = RunRecord.parseCsv(r.csvLine());
-    assertThat(back.get("config")).isEqualTo("k=\"x\",y");
-    assertThat(back.csvLine()).isEqualTo(r.csvLine());
-  }
+    @Test
+    void runsCsvRoundTripsQuotedValues() {
+        RunRecord r = run("falcon@64mb", 1, 5, "ok").set("config", "k=\"x\",y");
+        RunRecord back = RunRecord.parseCsv(r.csvLine());
+        assertThat(back.get("config")).isEqualTo("k=\"x\",y");
+        assertThat(back.csvLine()).isEqualTo(r.csvLine());
+    }
 
-  @Test
-  void sweepsBecomeFalconVariantsWithTheirConfiguration() {
-    BenchmarkOptions o = NexmarkBenchmark.parse(new String[] {"--backends",
-        "rocksdb,falcon,mine=com.example.Factory", "--sweep",
-        "small:state.backend.falcon.x=1mb,state.backend.falcon.y=2;big:state.backend.falcon.x=64mb",
-        "--cache-sweep", "1mb,8mb"});
-    List<Variant> v = RunMatrix.variants(o);
-    assertThat(v).extracting(x -> x.label).containsExactly("rocksdb", "falcon", "mine",
-        "falcon@cache-1mb", "falcon@cache-8mb", "falcon@small", "falcon@big");
-    assertThat(v.get(4).conf)
-        .containsEntry("state.backend.falcon.cache.size-per-subtask", "8mb");
-    v.remove(3);
-    v.remove(3);
-    assertThat(v.get(2).stateBackend).isEqualTo("com.example.Factory");
-    assertThat(v.get(3).stateBackend).isEqualTo(Variant.FALCON_FACTORY);
-    assertThat(v.get(3).conf).containsEntry("state.backend.falcon.native.required", "true")
-        .containsEntry("state.backend.falcon.x", "1mb").containsEntry("state.backend.falcon.y", "2");
-    assertThat(v.get(4).conf).containsEntry("state.backend.falcon.x", "64mb");
-  }
+    @Test
+    void sweepsBecomeFalconVariantsWithTheirConfiguration() {
+        BenchmarkOptions o =
+                NexmarkBenchmark.parse(
+                        new String[] {
+                            "--backends",
+                            "rocksdb,falcon,mine=com.example.Factory",
+                            "--sweep",
+                            "small:state.backend.falcon.x=1mb,state.backend.falcon.y=2;big:state.backend.falcon.x=64mb",
+                            "--cache-sweep",
+                            "1mb,8mb"
+                        });
+        List<Variant> v = RunMatrix.variants(o);
+        assertThat(v)
+                .extracting(x -> x.label)
+                .containsExactly(
+                        "rocksdb",
+                        "falcon",
+                        "mine",
+                        "falcon@cache-1mb",
+                        "falcon@cache-8mb",
+                        "falcon@small",
+                        "falcon@big");
+        assertThat(v.get(4).conf)
+                .containsEntry("state.backend.falcon.cache.size-per-subtask", "8mb");
+        v.remove(3);
+        v.remove(3);
+        assertThat(v.get(2).stateBackend).isEqualTo("com.example.Factory");
+        assertThat(v.get(3).stateBackend).isEqualTo(Variant.FALCON_FACTORY);
+        assertThat(v.get(3).conf)
+                .containsEntry("state.backend.falcon.native.required", "true")
+                .containsEntry("state.backend.falcon.x", "1mb")
+                .containsEntry("state.backend.falcon.y", "2");
+        assertThat(v.get(4).conf).containsEntry("state.backend.falcon.x", "64mb");
+    }
 }

@@ -8,9 +8,9 @@ import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDBException;
 
 /**
- * Falcon's access to one state's column family inside Flink's RocksDB keyed backend, whose
- * {@code db} field and {@code getColumnFamilyHandle} are not public in Flink 1.16. Same class
- * loading rule as {@link FalconRocksDBBackendBuilder}: the Falcon jar belongs in {@code lib/}.
+ * Falcon's access to one state's column family inside Flink's RocksDB keyed backend, whose {@code
+ * db} field and {@code getColumnFamilyHandle} are not public in Flink 1.16. Same class loading rule
+ * as {@link FalconRocksDBBackendBuilder}: the Falcon jar belongs in {@code lib/}.
  *
  * <p>Call from the task thread that owns the backend, while it is not disposed. Stateless.
  */

@@ -39,10 +39,10 @@ import java.util.function.Function;
  * exactly the settings {@link EmbeddedRocksDBStateBackend} would use.
  *
  * <p><b>Class loading:</b> package-private access needs both classes in the same runtime package,
- * i.e. defined by the same class loader. Flink's {@code lib/} jars and {@code flink-dist} share
- * the application class loader, so the Falcon jar must be installed in {@code $FLINK_HOME/lib};
- * shipped inside a job jar the child-first user class loader would define this class and every
- * call here would fail with {@link IllegalAccessError}. In tests both are on the same class path.
+ * i.e. defined by the same class loader. Flink's {@code lib/} jars and {@code flink-dist} share the
+ * application class loader, so the Falcon jar must be installed in {@code $FLINK_HOME/lib}; shipped
+ * inside a job jar the child-first user class loader would define this class and every call here
+ * would fail with {@link IllegalAccessError}. In tests both are on the same class path.
  *
  * <p>This class holds no logic of its own beyond forwarding; Falcon's decisions live in {@code
  * io.falconstate.flink}. Stateless and thread-safe.
