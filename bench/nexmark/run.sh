@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Nexmark benchmark harness (issue 9; docs/benchmarks.md "Nexmark"): installs
+# The Nexmark benchmark harness (docs/benchmarks.md "Nexmark"): installs
 # what is missing (incl. matplotlib in .venv), builds the dev native library and
 # the jars, then runs the matrix queries x mini-batch x parallelism x backends,
 # each run in a fresh JVM on a Flink MiniCluster, backends interleaved, and

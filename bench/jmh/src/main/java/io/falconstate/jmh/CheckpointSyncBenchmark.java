@@ -31,8 +31,8 @@ import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Issue 7: duration of the synchronous phase of a checkpoint ({@code snapshot(...)} until it
- * returns the RunnableFuture of the asynchronous part) with 0, 10k and 100k dirty entries.
+ * Duration of the synchronous phase of a checkpoint ({@code snapshot(...)} until it returns the
+ * RunnableFuture of the asynchronous part) with 0, 10k and 100k dirty entries.
  *
  * <p>100k keys (64-byte values) are written and checkpointed once in setup. Before every measured
  * snapshot, {@code dirty} distinct keys are updated (for Falcon, with a cache holding all 100k keys

@@ -28,8 +28,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Issue 8: ValueState put/get through Flink's state API over 1M Long keys (64-byte values, uniform
- * access), the skiplist memtable (stock RocksDB) against Falcon's HashLinkList memtable ({@code
+ * ValueState put/get through Flink's state API over 1M Long keys (64-byte values, uniform access),
+ * the skiplist memtable (stock RocksDB) against Falcon's HashLinkList memtable ({@code
  * state.backend.falcon.tuning.value-state.hash-memtable: true}); the hot-state cache is off in
  * both, to isolate the memtable. Two memory settings: {@code memtable} (unmanaged memory, 256 MB
  * write buffer: every key stays memtable-resident) and {@code default} (Flink's managed memory

@@ -22,14 +22,14 @@ import org.openjdk.jmh.infra.Blackhole;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Issue 7: the Java/JNI path of the hot-state cache alone, without Flink: {@link
- * NativeHotStateCache#get} and {@link NativeHotStateCache#put} with the bytes {@link
- * ValueStateBenchmark} produces (a 10-byte composite key: 1-byte key group, 8-byte Long, 1-byte
- * VoidNamespace; a 68-byte value: the 4-byte length and 64 bytes of {@code
- * BytePrimitiveArraySerializer}), 100k keys all cached, uniform or Zipf 0.99 access. Subtracting
- * the core's own cost ({@code bench/hot_state_cache_bench}) from this leaves what the binding costs
- * per call; subtracting this from {@link ValueStateBenchmark}'s falcon-100 leaves Flink's part
- * (setCurrentKey, key and value serialization).
+ * The Java/JNI path of the hot-state cache alone, without Flink: {@link NativeHotStateCache#get}
+ * and {@link NativeHotStateCache#put} with the bytes {@link ValueStateBenchmark} produces (a
+ * 10-byte composite key: 1-byte key group, 8-byte Long, 1-byte VoidNamespace; a 68-byte value: the
+ * 4-byte length and 64 bytes of {@code BytePrimitiveArraySerializer}), 100k keys all cached,
+ * uniform or Zipf 0.99 access. Subtracting the core's own cost ({@code
+ * bench/hot_state_cache_bench}) from this leaves what the binding costs per call; subtracting this
+ * from {@link ValueStateBenchmark}'s falcon-100 leaves Flink's part (setCurrentKey, key and value
+ * serialization).
  *
  * <p>Only the public Java API is used, so the same class measures any version of the binding.
  * Reports the benchmark thread's CPU time per operation as well ({@link

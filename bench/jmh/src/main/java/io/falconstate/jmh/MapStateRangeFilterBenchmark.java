@@ -29,14 +29,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Issue 8: MapState lookups that find nothing, with the data flushed and compacted to SST. {@code
- * KEYS} Long keys (even numbers 0, 2, ...) with {@code USER_KEYS} Long user keys each (even
- * numbers), 64-byte values. {@code getAbsent}/{@code containsAbsent}: a present key, an absent
- * (odd) user key. {@code iterateAbsent}: {@code iterator().hasNext()} of a key that has no map (odd
- * key), i.e. a prefix seek that finds nothing. Backends: stock RocksDB defaults (no bloom filter),
- * stock with {@code state.backend.rocksdb.use-bloom-filter: true} (whole-key bloom), Falcon with
- * {@code state.backend.falcon.tuning.map-state.range-filter: true} (cache off: MapState is not
- * cached anyway).
+ * MapState lookups that find nothing, with the data flushed and compacted to SST. {@code KEYS} Long
+ * keys (even numbers 0, 2, ...) with {@code USER_KEYS} Long user keys each (even numbers), 64-byte
+ * values. {@code getAbsent}/{@code containsAbsent}: a present key, an absent (odd) user key. {@code
+ * iterateAbsent}: {@code iterator().hasNext()} of a key that has no map (odd key), i.e. a prefix
+ * seek that finds nothing. Backends: stock RocksDB defaults (no bloom filter), stock with {@code
+ * state.backend.rocksdb.use-bloom-filter: true} (whole-key bloom), Falcon with {@code
+ * state.backend.falcon.tuning.map-state.range-filter: true} (cache off: MapState is not cached
+ * anyway).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)

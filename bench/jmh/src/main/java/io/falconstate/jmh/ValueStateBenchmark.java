@@ -31,12 +31,11 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Issue 7: ValueState get / update / get+update through Flink's state API, in the style of
- * flink-benchmarks' ValueStateBenchmark (a keyed backend built directly, setCurrentKey + one state
- * call per operation). 100k Long keys, 64-byte byte[] values, uniform or Zipf(0.99) access; stock
- * RocksDB, Falcon with its cache holding 10% or 100% of the keys, and the heap
- * (HashMapStateBackend) backend. Every key is written once in setup, so reads always hit a present
- * key.
+ * ValueState get / update / get+update through Flink's state API, in the style of flink-benchmarks'
+ * ValueStateBenchmark (a keyed backend built directly, setCurrentKey + one state call per
+ * operation). 100k Long keys, 64-byte byte[] values, uniform or Zipf(0.99) access; stock RocksDB,
+ * Falcon with its cache holding 10% or 100% of the keys, and the heap (HashMapStateBackend)
+ * backend. Every key is written once in setup, so reads always hit a present key.
  *
  * <p>Besides ops/ms, every method reports {@code cpuNanos} and {@code ops} per iteration ({@link
  * CpuTime}): the benchmark thread's CPU time, so {@code cpuNanos / ops} is the CPU cost of one

@@ -25,18 +25,13 @@ class NexmarkFailoverTest {
     /**
      * Per-test files live inside the class directory, which JUnit deletes only after
      * {@code @AfterAll} closed the shared MiniCluster: the cluster may still be writing or
-     * discarding a
-     *
-     * <p>finished job's checkpoint files when a test returns, which made a per-test
-     * {@code @TempDir}
-     *
-     * <p>fail its cleanup now and then.
+     * discarding a finished job's checkpoint files when a test returns, which made a per-test
+     * {@code @TempDir} fail its cleanup now and then.
      */
     private Path tmp;
 
     @BeforeEach
     void createTestDirectory() throws java.io.IOException {
-
         tmp = java.nio.file.Files.createTempDirectory(clusterDir, "test-");
     }
 

@@ -19,10 +19,10 @@ import java.util.stream.Collectors;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Falcon with both column-family tunings on (issue 8), for the SQL queries whose joins and
- * aggregations keep keyed state: their results must equal the stock backend's, and the
- * TaskManager's own {@code [FALCON]} lines must show that the tuning really reached SQL state
- * (otherwise equal results would prove nothing).
+ * Falcon with both column-family tunings on, for the SQL queries whose joins and aggregations keep
+ * keyed state: their results must equal the stock backend's, and the TaskManager's own {@code
+ * [FALCON]} lines must show that the tuning really reached SQL state (otherwise equal results would
+ * prove nothing).
  */
 final class NexmarkTuningRuns {
     private NexmarkTuningRuns() {}

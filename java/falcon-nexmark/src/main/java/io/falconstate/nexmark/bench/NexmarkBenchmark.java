@@ -20,10 +20,10 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
- * The Nexmark benchmark harness (issue 9, docs/benchmarks.md): runs every (query, mini-batch,
- * parallelism, backend) of the matrix {@code reps} times ({@link RunMatrix}), each run in a fresh
- * JVM ({@link RunLauncher}), and writes the runs CSV ({@link RunsCsv}), the summary CSV, a markdown
- * snippet ({@link ResultsMarkdown}), the text tables and the {@code RESULT} lines ({@link
+ * The Nexmark benchmark harness (docs/benchmarks.md): runs every (query, mini-batch, parallelism,
+ * backend) of the matrix {@code reps} times ({@link RunMatrix}), each run in a fresh JVM ({@link
+ * RunLauncher}), and writes the runs CSV ({@link RunsCsv}), the summary CSV, a markdown snippet
+ * ({@link ResultsMarkdown}), the text tables and the {@code RESULT} lines ({@link
  * BenchmarkReport}).
  *
  * <p>Backends: {@code rocksdb}, {@code hashmap}, {@code falcon} (the Falcon factory with {@code

@@ -13,10 +13,10 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * CI smoke test of the benchmark harness (issue 9): q4 on a tiny event count with stock RocksDB and
- * Falcon, each run forked into its own JVM exactly as {@code bench/nexmark/run.sh} does, and the
- * outputs (RESULT lines, runs CSV, summary CSV, markdown) parsed back. Not a performance test: it
- * only checks that the numbers are there and positive.
+ * CI smoke test of the benchmark harness: q4 on a tiny event count with stock RocksDB and Falcon,
+ * each run forked into its own JVM exactly as {@code bench/nexmark/run.sh} does, and the outputs
+ * (RESULT lines, runs CSV, summary CSV, markdown) parsed back. Not a performance test: it only
+ * checks that the numbers are there and positive.
  */
 class NexmarkBenchmarkSmokeTest {
     @TempDir Path tmp;
