@@ -14,11 +14,13 @@ import java.util.List;
  */
 public final class CheckpointSummary {
     /** No statistics (checkpointing off, or the job graph had none). */
-    public static final CheckpointSummary NONE = new CheckpointSummary(-1, 0, -1, -1, -1, -1, -1);
+    public static final CheckpointSummary NONE =
+            new CheckpointSummary(-1, 0, -1, -1, -1, -1, -1, -1);
 
     private final long completed;
     private final int inHistory;
     private final double avgSyncMillis;
+    private final long maxSyncMillis;
     private final double avgEndToEndMillis;
     private final long maxEndToEndMillis;
     private final long lastStateSize;
@@ -28,6 +30,7 @@ public final class CheckpointSummary {
             long completed,
             int inHistory,
             double avgSyncMillis,
+            long maxSyncMillis,
             double avgEndToEndMillis,
             long maxEndToEndMillis,
             long lastStateSize,
@@ -35,6 +38,7 @@ public final class CheckpointSummary {
         this.completed = completed;
         this.inHistory = inHistory;
         this.avgSyncMillis = avgSyncMillis;
+        this.maxSyncMillis = maxSyncMillis;
         this.avgEndToEndMillis = avgEndToEndMillis;
         this.maxEndToEndMillis = maxEndToEndMillis;
         this.lastStateSize = lastStateSize;
@@ -49,6 +53,7 @@ public final class CheckpointSummary {
         List<AbstractCheckpointStats> history = s.getHistory().getCheckpoints();
         int n = 0;
         double sync = 0;
+        long syncMaxOfAll = -1;
         double e2e = 0;
         long e2eMax = -1;
         for (AbstractCheckpointStats c : history) {
@@ -67,12 +72,14 @@ public final class CheckpointSummary {
                                 t.getSummaryStats().getSyncCheckpointDurationStats().getMaximum());
             }
             sync += syncMax;
+            syncMaxOfAll = Math.max(syncMaxOfAll, syncMax);
         }
         CompletedCheckpointStats last = s.getHistory().getLatestCompletedCheckpoint();
         return new CheckpointSummary(
                 completed,
                 n,
                 n == 0 ? -1 : sync / n,
+                syncMaxOfAll,
                 n == 0 ? -1 : e2e / n,
                 e2eMax,
                 last == null ? -1 : last.getStateSize(),
@@ -92,6 +99,11 @@ public final class CheckpointSummary {
     /** Mean over checkpoints of the slowest subtask's synchronous phase, ms; -1 if none. */
     public double avgSyncMillis() {
         return avgSyncMillis;
+    }
+
+    /** The longest synchronous phase of any checkpoint (slowest subtask), ms; -1 if none. */
+    public long maxSyncMillis() {
+        return maxSyncMillis;
     }
 
     /** Mean end-to-end (trigger to last acknowledgement) duration, ms; -1 if none. */

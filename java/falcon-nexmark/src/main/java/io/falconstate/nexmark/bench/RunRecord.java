@@ -42,6 +42,7 @@ public final class RunRecord {
                             "events_per_core_s",
                             "checkpoints",
                             "ckpt_sync_ms",
+                            "ckpt_sync_max_ms",
                             "ckpt_total_ms",
                             "ckpt_total_max_ms",
                             "state_size_bytes",
@@ -97,6 +98,7 @@ public final class RunRecord {
         set("events_per_core_s", windowCpuNs > 0 ? f1(windowEvents / (windowCpuNs / 1e9)) : "");
         set("checkpoints", p.getProperty("checkpoints"));
         set("ckpt_sync_ms", p.getProperty("ckpt_sync_ms"));
+        set("ckpt_sync_max_ms", p.getProperty("ckpt_sync_max_ms"));
         set("ckpt_total_ms", p.getProperty("ckpt_total_ms"));
         set("ckpt_total_max_ms", p.getProperty("ckpt_total_max_ms"));
         set("state_size_bytes", p.getProperty("state_size_bytes"));
