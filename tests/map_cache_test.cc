@@ -295,6 +295,13 @@ TEST_F(MapCacheTest, EvictedDirtyMapsAreWrittenBack) {
   EXPECT_EQ(sink_.db.size(), 200u);
 }
 
+// The "<N> maps" of a MapState's [FALCON] line divide the quota by this
+// charge; the e2e line check (tests/e2e/lib/check_falcon_lines.py,
+// TYPICAL_MAP_CHARGE) recomputes it from the logged bytes.
+TEST(MapCacheCharge, TypicalMapChargeMatchesTheEndToEndCheck) {
+  EXPECT_EQ(MapCache::ChargeFor(16, 4, 4 * 88), 488u);
+}
+
 TEST_F(MapCacheTest, MalformedLoadIsAnError) {
   std::string packed = Packed({{"a", "b"}});
   EXPECT_FALSE(maps_->Load(kState, "p", packed, 2, kCap).ok());

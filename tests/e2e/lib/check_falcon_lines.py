@@ -29,7 +29,7 @@ Usage:
         sketch share);
         no other state is cached;
       - per cached MapState N lines per instance (--cached-maps NAME=N): "<N'> maps (<bytes>)",
-        bytes as above and N' = floor(bytes / 472), the charge of the typical map of the line (4
+        bytes as above and N' = floor(bytes / 488), the charge of the typical map of the line (4
         entries of 88 bytes of key and value under a 16-byte prefix); no other map is cached;
       - per tuned state one line per instance and listed prefix (--hash-tuned accState=22,30:
         each instance logs accState with prefix 22 once and with prefix 30 once); no other state
@@ -43,7 +43,7 @@ import re
 import sys
 
 TYPICAL_ENTRY_CHARGE = 136  # HotStateCache::ChargeFor(0, 88), see the docstring
-TYPICAL_MAP_CHARGE = 472  # MapCache::ChargeFor(16, 4, 4 * 88), see the docstring
+TYPICAL_MAP_CHARGE = 488  # MapCache::ChargeFor(16, 4, 4 * 88), see the docstring
 
 UNITS = {'bytes': 1, 'kb': 1 << 10, 'mb': 1 << 20, 'gb': 1 << 30, 'tb': 1 << 40}
 SIZE = r'(\d+) (bytes|kb|mb|gb|tb)'  # Flink's MemorySize#toString

@@ -29,14 +29,16 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * MapState lookups that find nothing, with the data flushed and compacted to SST. {@code KEYS} Long
- * keys (even numbers 0, 2, ...) with {@code USER_KEYS} Long user keys each (even numbers), 64-byte
- * values. {@code getAbsent}/{@code containsAbsent}: a present key, an absent (odd) user key. {@code
- * iterateAbsent}: {@code iterator().hasNext()} of a key that has no map (odd key), i.e. a prefix
- * seek that finds nothing. Backends: stock RocksDB defaults (no bloom filter), stock with {@code
- * state.backend.rocksdb.use-bloom-filter: true} (whole-key bloom), Falcon with {@code
- * state.backend.falcon.tuning.map-state.range-filter: true} (cache off: MapState is not cached
- * anyway).
+ * MapState lookups that find nothing, with the data in SST files (flushed and compacted) or still
+ * in the memtable ({@code where}). {@code KEYS} Long keys (even numbers 0, 2, ...) with {@code
+ * USER_KEYS} Long user keys each (even numbers), 64-byte values. {@code getAbsent}/{@code
+ * containsAbsent}: a present key, an absent (odd) user key. {@code iterateAbsent}: {@code
+ * iterator().hasNext()} of a key that has no map (odd key), i.e. a prefix seek that finds nothing.
+ * Backends: stock RocksDB defaults (no bloom filter), stock with {@code
+ * state.backend.rocksdb.use-bloom-filter: true} (whole-key bloom in SST), stock with a whole-key
+ * bloom in the memtable ({@link MemtableBloomOptionsFactory}), Falcon with {@code
+ * state.backend.falcon.tuning.map-state.range-filter: true} (prefix bloom in memtable and SST;
+ * cache off: these lookups are the ones that reach RocksDB).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -47,8 +49,12 @@ public class MapStateRangeFilterBenchmark {
     public static final int USER_KEYS = 4;
     public static final int BATCH = 1024;
 
-    @Param({"rocksdb", "rocksdb-bloom", "falcon-range"})
+    @Param({"rocksdb", "rocksdb-bloom", "rocksdb-memtable-bloom", "falcon-range"})
     public String backend;
+
+    /** Where the entries are when the lookups run: {@code sst} (compacted) or {@code memtable}. */
+    @Param({"sst"})
+    public String where;
 
     private KeyedBackends backends;
     private AbstractKeyedStateBackend<Long> keyed;
@@ -65,6 +71,10 @@ public class MapStateRangeFilterBenchmark {
         String kind = "rocksdb";
         if (backend.equals("rocksdb-bloom")) {
             conf.put("state.backend.rocksdb.use-bloom-filter", "true");
+        } else if (backend.equals("rocksdb-memtable-bloom")) {
+            conf.put(
+                    "state.backend.rocksdb.options-factory",
+                    MemtableBloomOptionsFactory.class.getName());
         } else if (backend.equals("falcon-range")) {
             kind = "falcon";
             conf.put("state.backend.falcon.cache.enabled", "false");
@@ -97,8 +107,12 @@ public class MapStateRangeFilterBenchmark {
                 state.put(userKeys[u], value);
             }
         }
-        // Flush the memtable and compact: every entry is in SST files.
-        backends.rocksDb().compactState(descriptor);
+        if (where.equals("sst")) {
+            // Flush the memtable and compact: every entry is in SST files.
+            backends.rocksDb().compactState(descriptor);
+        } else if (!where.equals("memtable")) {
+            throw new IllegalArgumentException("where: sst or memtable, not " + where);
+        }
         sequence = KeySequence.of("uniform", KEYS, 42).sequence;
     }
 
