@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Where a Nexmark run's task threads spend their time, from a JFR recording.
 
-  bench/nexmark/run.sh ... --reps 1 --jvm-opt -XX:StartFlightRecording=filename=DIR/q4-%p.jfr,settings=profile
-  python3 bench/nexmark/jfr_shares.py DIR/q4-<pid>.jfr [--top N]
+  bench/nexmark/run.sh ... --reps 1 --jvm-opt -XX:StartFlightRecording=filename=DIR/q4.jfr,settings=profile  (one backend per run: JDK 17 does not expand %p here)
+  python3 bench/nexmark/jfr_shares.py DIR/q4.jfr [--top N]
 
 Reads `jfr print --json` (the JDK's own tool) of jdk.ExecutionSample (Java frames, 10 ms
 period with settings=profile) and jdk.NativeMethodSample (threads in native code, 20 ms period,
