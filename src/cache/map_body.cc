@@ -5,6 +5,27 @@
 namespace falcon {
 namespace cache_internal {
 
+namespace {
+
+// One record: u16 key length, flags, a zero byte, u32 value length, key, value.
+void WriteRecord(char* out, std::string_view key, std::string_view value,
+                 uint8_t flags) {
+  const uint16_t klen = static_cast<uint16_t>(key.size());
+  const uint32_t vlen = static_cast<uint32_t>(value.size());
+  std::memcpy(out, &klen, 2);
+  out[2] = static_cast<char>(flags);
+  out[3] = 0;
+  std::memcpy(out + 4, &vlen, 4);
+  if (!key.empty())
+    std::memcpy(out + kRecordHeaderBytes, key.data(), key.size());
+  if (!value.empty()) {
+    std::memcpy(out + kRecordHeaderBytes + key.size(), value.data(),
+                value.size());
+  }
+}
+
+}  // namespace
+
 uint32_t MapBodyView::LowerBound(std::string_view key, bool* found) const {
   uint32_t lo = 0;
   uint32_t hi = count();
@@ -42,19 +63,7 @@ void MapBodyBuilder::Add(std::string_view key, std::string_view value,
   offsets_.push_back(static_cast<uint32_t>(records_.size()));
   const size_t at = records_.size();
   records_.resize(at + kRecordHeaderBytes + key.size() + value.size());
-  char* out = records_.data() + at;
-  const uint16_t klen = static_cast<uint16_t>(key.size());
-  const uint32_t vlen = static_cast<uint32_t>(value.size());
-  std::memcpy(out, &klen, 2);
-  out[2] = static_cast<char>(flags);
-  out[3] = 0;
-  std::memcpy(out + 4, &vlen, 4);
-  if (!key.empty())
-    std::memcpy(out + kRecordHeaderBytes, key.data(), key.size());
-  if (!value.empty()) {
-    std::memcpy(out + kRecordHeaderBytes + key.size(), value.data(),
-                value.size());
-  }
+  WriteRecord(records_.data() + at, key, value, flags);
   if ((flags & kRecordTombstone) == 0) ++live_;
   if ((flags & kRecordDirty) != 0) ++dirty_;
 }
@@ -93,19 +102,7 @@ uint32_t AppendRecord(char* body, const MapBodyView& view, std::string_view key,
                       std::string_view value, uint8_t flags) {
   const uint32_t off =
       static_cast<uint32_t>(view.records_start() + view.used());
-  const uint16_t klen = static_cast<uint16_t>(key.size());
-  const uint32_t vlen = static_cast<uint32_t>(value.size());
-  char* out = body + off;
-  std::memcpy(out, &klen, 2);
-  out[2] = static_cast<char>(flags);
-  out[3] = 0;
-  std::memcpy(out + 4, &vlen, 4);
-  if (!key.empty())
-    std::memcpy(out + kRecordHeaderBytes, key.data(), key.size());
-  if (!value.empty()) {
-    std::memcpy(out + kRecordHeaderBytes + key.size(), value.data(),
-                value.size());
-  }
+  WriteRecord(body + off, key, value, flags);
   Store32(body, 12,
           static_cast<uint32_t>(view.used() +
                                 RecordBytes(key.size(), value.size())));
