@@ -268,18 +268,7 @@ public final class NexmarkRunner {
         Table result = tEnv.sqlQuery(statements.get(statements.size() - 1));
         DataStream<Row> changelog = tEnv.toChangelogStream(result);
         if (o.sink() == NexmarkRunOptions.Sink.FILE) {
-            FileSink<String> sink =
-                    FileSink.forRowFormat(
-                                    new org.apache.flink.core.fs.Path(resultDir.toUri()),
-                                    new SimpleStringEncoder<String>("UTF-8"))
-                            .withBucketAssigner(new BasePathBucketAssigner<>())
-                            .withRollingPolicy(OnCheckpointRollingPolicy.build())
-                            .withOutputFileConfig(
-                                    OutputFileConfig.builder()
-                                            .withPartPrefix("part")
-                                            .withPartSuffix(".txt")
-                                            .build())
-                            .build();
+            FileSink<String> sink = changelogFileSink(resultDir);
             changelog
                     .map(new ToLine())
                     .name("changelog-to-line")
@@ -294,6 +283,24 @@ public final class NexmarkRunner {
         } else {
             changelog.addSink(new DiscardingSink<>()).name("blackhole").uid("blackhole");
         }
+    }
+
+    /**
+     * The exactly-once sink of the changelog lines: one part file per subtask and checkpoint in
+     * {@code resultDir}, committed with the checkpoint, which {@code ChangelogMaterializer} reads.
+     */
+    static FileSink<String> changelogFileSink(Path resultDir) {
+        return FileSink.forRowFormat(
+                        new org.apache.flink.core.fs.Path(resultDir.toUri()),
+                        new SimpleStringEncoder<String>("UTF-8"))
+                .withBucketAssigner(new BasePathBucketAssigner<>())
+                .withRollingPolicy(OnCheckpointRollingPolicy.build())
+                .withOutputFileConfig(
+                        OutputFileConfig.builder()
+                                .withPartPrefix("part")
+                                .withPartSuffix(".txt")
+                                .build())
+                .build();
     }
 
     /** Class of the state backend the job graph carries (what {@code state.backend} loaded). */

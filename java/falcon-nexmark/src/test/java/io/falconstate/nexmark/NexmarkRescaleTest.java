@@ -6,7 +6,6 @@ import io.falconstate.nexmark.sink.SequenceStamper;
 import io.falconstate.nexmark.source.FailureInjection;
 import io.falconstate.nexmark.table.NexmarkSchema;
 
-import org.apache.flink.api.common.serialization.SimpleStringEncoder;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
@@ -16,9 +15,6 @@ import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.filesystem.OutputFileConfig;
-import org.apache.flink.streaming.api.functions.sink.filesystem.bucketassigners.BasePathBucketAssigner;
-import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -152,18 +148,7 @@ class NexmarkRescaleTest {
         }
         Table table = tEnv.sqlQuery(statements.get(statements.size() - 1));
         DataStream<Row> changelog = tEnv.toChangelogStream(table);
-        FileSink<String> sink =
-                FileSink.forRowFormat(
-                                new org.apache.flink.core.fs.Path(result.toUri()),
-                                new SimpleStringEncoder<String>("UTF-8"))
-                        .withBucketAssigner(new BasePathBucketAssigner<>())
-                        .withRollingPolicy(OnCheckpointRollingPolicy.build())
-                        .withOutputFileConfig(
-                                OutputFileConfig.builder()
-                                        .withPartPrefix("part")
-                                        .withPartSuffix(".txt")
-                                        .build())
-                        .build();
+        FileSink<String> sink = NexmarkRunner.changelogFileSink(result);
         changelog
                 .map(new NexmarkRunner.ToLine())
                 .uid("changelog-to-line")
