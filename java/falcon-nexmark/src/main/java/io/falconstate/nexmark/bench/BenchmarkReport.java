@@ -172,6 +172,13 @@ public final class BenchmarkReport {
 
     /** The full table: one row per cell and backend, median (min–max) over the repetitions. */
     public String table() {
+        return render(fullRows(false), false, 4);
+    }
+
+    /** The full table's header and rows; for markdown with en dashes and backends as code. */
+    private List<String[]> fullRows(boolean markdown) {
+        String sep = markdown ? ", " : ": ";
+        String span = markdown ? "median (min–max)" : "median (min-max)";
         List<String[]> rows = new ArrayList<>();
         rows.add(
                 new String[] {
@@ -180,9 +187,9 @@ public final class BenchmarkReport {
                     "p",
                     "backend",
                     "runs",
-                    "events/s per core: median (min-max)",
+                    "events/s per core" + sep + span,
                     "ratio vs rocksdb",
-                    "events/s: median (min-max)",
+                    "events/s" + sep + span,
                     "cores",
                     "ckpt sync ms",
                     "ckpt sync max ms",
@@ -195,11 +202,15 @@ public final class BenchmarkReport {
                         s.query,
                         s.minibatch,
                         Integer.toString(s.p),
-                        s.backend,
+                        markdown ? "`" + s.backend + "`" : s.backend,
                         s.runs() + (s.failed > 0 ? " (+" + s.failed + " failed)" : ""),
-                        range(s, "events_per_core_s"),
+                        markdown
+                                ? range(s, "events_per_core_s").replace('-', '–')
+                                : range(s, "events_per_core_s"),
                         ratio(s.ratio),
-                        range(s, "events_per_s"),
+                        markdown
+                                ? range(s, "events_per_s").replace('-', '–')
+                                : range(s, "events_per_s"),
                         num(s.median("cores"), "%.2f"),
                         num(s.median("ckpt_sync_ms"), "%.0f"),
                         num(s.max("ckpt_sync_max_ms"), "%.0f"),
@@ -207,7 +218,7 @@ public final class BenchmarkReport {
                         bytes(s.median("state_size_bytes"))
                     });
         }
-        return render(rows, false, 4);
+        return rows;
     }
 
     /** One row per cell, one column per backend (median events/s per core) and the ratios. */
@@ -256,42 +267,7 @@ public final class BenchmarkReport {
 
     /** The full table and the side-by-side table as markdown. */
     public String markdown() {
-        List<String[]> rows = new ArrayList<>();
-        rows.add(
-                new String[] {
-                    "query",
-                    "mini-batch",
-                    "p",
-                    "backend",
-                    "runs",
-                    "events/s per core, median (min–max)",
-                    "ratio vs rocksdb",
-                    "events/s, median (min–max)",
-                    "cores",
-                    "ckpt sync ms",
-                    "ckpt sync max ms",
-                    "ckpt total ms",
-                    "state size"
-                });
-        for (Summary s : summaries) {
-            rows.add(
-                    new String[] {
-                        s.query,
-                        s.minibatch,
-                        Integer.toString(s.p),
-                        "`" + s.backend + "`",
-                        s.runs() + (s.failed > 0 ? " (+" + s.failed + " failed)" : ""),
-                        range(s, "events_per_core_s").replace('-', '–'),
-                        ratio(s.ratio),
-                        range(s, "events_per_s").replace('-', '–'),
-                        num(s.median("cores"), "%.2f"),
-                        num(s.median("ckpt_sync_ms"), "%.0f"),
-                        num(s.max("ckpt_sync_max_ms"), "%.0f"),
-                        num(s.median("ckpt_total_ms"), "%.0f"),
-                        bytes(s.median("state_size_bytes"))
-                    });
-        }
-        return render(rows, true, 4) + "\n" + render(sideBySideRows(), true, 3);
+        return render(fullRows(true), true, 4) + "\n" + render(sideBySideRows(), true, 3);
     }
 
     public String summaryCsv() {

@@ -49,7 +49,22 @@ class BenchmarkReportTest {
                 .containsExactly(
                         "RESULT q4 minibatch=off p=1 backend=rocksdb events_per_core_s=110.0 ratio_vs_rocksdb=1.00",
                         "RESULT q4 minibatch=off p=1 backend=falcon events_per_core_s=250.0 ratio_vs_rocksdb=2.27");
-        assertThat(report.table()).contains("3 (+1 failed)", "250 (200-300)", "3.0 MiB");
+        assertThat(report.table())
+                .contains(
+                        "3 (+1 failed)",
+                        "250 (200-300)",
+                        "3.0 MiB",
+                        "events/s per core: median (min-max)",
+                        "events/s: median (min-max)")
+                .doesNotContain("`falcon`", "–");
+        assertThat(report.markdown())
+                .contains(
+                        "| `falcon` ",
+                        "250 (200–300)",
+                        "500 (400–600)",
+                        "events/s per core, median (min–max)",
+                        "events/s, median (min–max)",
+                        "ckpt sync max ms");
         assertThat(report.sideBySide()).contains("falcon / rocksdb", "2.27x");
         assertThat(report.summaryCsv().split("\n")[2])
                 .startsWith("q4,off,1,falcon,a=1;b=2,3,1,250.000");
