@@ -27,8 +27,8 @@ public final class RunnerOptions {
             paramLabel = "NAME",
             order = 1,
             description =
-                    "Required. Query: a file under nexmark/queries/ without .sql (q3, q4, q5,"
-                            + " q15_bidder, q17, q20) or the path of a .sql file.")
+                    "Required. Query: a file under nexmark/queries/ without .sql (q0 to q22,"
+                            + " q15_bidder; docs/nexmark.md) or the path of a .sql file.")
     String query;
 
     @Option(

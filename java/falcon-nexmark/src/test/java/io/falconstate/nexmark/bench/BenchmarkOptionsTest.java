@@ -70,12 +70,12 @@ class BenchmarkOptionsTest {
     void noArgumentsGiveTheJavaApiDefaults() throws Exception {
         BenchmarkOptions o = NexmarkBenchmark.parse();
         assertThat(fields(o)).isEqualTo(fields(new BenchmarkOptions()));
-        assertThat(o.queries).containsExactly("q4", "q17", "q15_bidder", "q20", "q3", "q5");
+        assertThat(o.queries).isEqualTo(io.falconstate.nexmark.NexmarkQueries.ALL);
         assertThat(o.events).isEqualTo(10_000_000L);
         assertThat(o.reps).isEqualTo(3);
         assertThat(o.backends).containsExactly("rocksdb", "falcon", "hashmap");
         assertThat(o.miniBatch).containsExactly(false, true);
-        assertThat(o.parallelism).containsExactly(1, 2);
+        assertThat(o.parallelism).containsExactly(1);
         assertThat(o.sweeps).isEmpty();
         assertThat(o.cacheSweep).isEmpty();
         assertThat(o.cacheSizeKey).isEqualTo("state.backend.falcon.cache.size-per-subtask");
@@ -319,12 +319,12 @@ class BenchmarkOptionsTest {
                 .contains(
                         "--dry-run",
                         "-h, --help",
-                        "Default: q4,q17,q15_bidder,q20,q3,q5",
+                        "Default: q3,q4,q5,q7,q8,q9,q11", // the rest wraps
                         "Default: 10000000",
                         "Default: 3",
                         "Default: rocksdb,falcon,hashmap",
                         "Default: off,on",
-                        "Default: 1,2",
+                        "Default: 1",
                         "Default: state.backend.falcon.cache.size-per-subtask",
                         "Default: 10000",
                         "Default: 0.2",
