@@ -111,7 +111,9 @@ class ColumnFamilyTunerTest {
         assertThat(memtable.bucketCount()).isEqualTo(options.writeBufferSize() / 1024);
         assertThat(options.arenaBlockSize()).isEqualTo(1 << 20);
         assertThat(memtable.ifLogBucketDistWhenFlush()).isFalse();
-        assertThat(((BlockBasedTableConfig) options.tableFormatConfig()).filterPolicy()).isNull();
+        BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
+        assertThat(table.filterPolicy()).isInstanceOf(BloomFilter.class);
+        assertThat(table.wholeKeyFiltering()).isTrue();
         assertThat(logLines)
                 .containsExactly(
                         "INFO [FALCON] accState is valueState, use HashLinkList as memTable structure (prefix 26 bytes)");
