@@ -64,6 +64,12 @@ FORMATS = {
         r'\[FALCON\] <(.+), VALUE> falcon cache enabled, (\d+) states \(' + SIZE + r'\)'),
     'cached-map': re.compile(
         r'\[FALCON\] <(.+), MAP> falcon cache enabled, (\d+) maps \(' + SIZE + r'\)'),
+    'cache-off': re.compile(
+        r'\[FALCON\] <(.+), (VALUE|MAP)> cache off: (hit ratio \d\.\d\d over \d+ reads|'
+        r'\d+ of \d+ operations were not cacheable \(maps over the cap or values over the quota\))'
+        r'; tried again after \d+ operations'),
+    'cache-on': re.compile(
+        r'\[FALCON\] <(.+), (VALUE|MAP)> cache on: hit ratio \d\.\d\d over \d+ reads'),
     'hash': re.compile(
         r'\[FALCON\] (\S+) is valueState, use HashLinkList as memTable structure '
         r'\(prefix (\d+) bytes\)'),

@@ -214,6 +214,45 @@ public final class FalconLog {
                 + ")";
     }
 
+    /**
+     * {@code [FALCON] <<state>, <VALUE|MAP>> cache off: <reason>; tried again after <N>
+     * operations}: the state's operations go straight to RocksDB from here on ({@code
+     * cache.CacheSwitch}); {@code reason} is {@code hit ratio <r> over <n> reads} or {@code <n> of
+     * <w> operations were not cacheable (maps over the cap or values over the quota)}.
+     */
+    public static String cacheOffLine(String state, String reason, long operations) {
+        return "[FALCON] <"
+                + state
+                + "> cache off: "
+                + reason
+                + "; tried again after "
+                + operations
+                + " operations";
+    }
+
+    /**
+     * {@code [FALCON] <<state>, <VALUE|MAP>> cache on: hit ratio <r> over <n> reads}: a trial
+     * showed the cache pays for the state again, which stays cached.
+     */
+    public static String cacheOnLine(String state, double hitRatio, long reads) {
+        return String.format(
+                java.util.Locale.ROOT,
+                "[FALCON] <%s> cache on: hit ratio %.2f over %d reads",
+                state,
+                hitRatio,
+                reads);
+    }
+
+    /** Logs {@link #cacheOffLine} at INFO (at most once per probe interval and state). */
+    public static void cacheSwitchedOff(String state, String reason, long operations) {
+        LOG.info(cacheOffLine(state, reason, operations));
+    }
+
+    /** Logs {@link #cacheOnLine} at INFO. */
+    public static void cacheSwitchedOn(String state, double hitRatio, long reads) {
+        LOG.info(cacheOnLine(state, hitRatio, reads));
+    }
+
     /** Logs {@link #cachedMapStateLine} at INFO (once per state and keyed backend). */
     static void logCachedMapState(String stateName, long quotaBytes, long quotaEntries) {
         if (LOG.isInfoEnabled()) {

@@ -115,11 +115,31 @@ public final class FalconOptions {
     public static final ConfigOption<Double> CACHE_BYPASS_HIT_RATIO =
             ConfigOptions.key(PREFIX + "cache.bypass-hit-ratio")
                     .doubleType()
-                    .defaultValue(0.0)
+                    .defaultValue(0.25)
                     .withDescription(
-                            "Adaptive bypass: a state whose hit ratio stays below this value for "
-                                    + "two windows of 20000 reads goes straight to RocksDB and is "
-                                    + "probed again later. 0 turns bypass off; allowed 0 to <1.");
+                            "Self-switching cache: a state whose reads hit the cache less than "
+                                    + "this share for two windows in a row (or most of whose "
+                                    + "operations the cache cannot hold: maps over the cap, "
+                                    + "values over the quota) goes straight to RocksDB, and is "
+                                    + "cached again for a trial later. 0 keeps every state "
+                                    + "cached; allowed 0 to <1.");
+
+    public static final ConfigOption<Integer> CACHE_SWITCH_WINDOW =
+            ConfigOptions.key(PREFIX + "cache.switch.window")
+                    .intType()
+                    .defaultValue(20_000)
+                    .withDescription(
+                            "Self-switching cache: operations of one state per decision "
+                                    + "window. Allowed 16 or more.");
+
+    public static final ConfigOption<Long> CACHE_SWITCH_RETRY_OPERATIONS =
+            ConfigOptions.key(PREFIX + "cache.switch.retry-after")
+                    .longType()
+                    .defaultValue(200_000L)
+                    .withDescription(
+                            "Self-switching cache: operations a state stays on RocksDB before "
+                                    + "its cache is tried again; doubled after each failed "
+                                    + "trial, up to 64 times. Allowed 1 or more.");
 
     public static final ConfigOption<Boolean> CACHE_HUGE_PAGES =
             ConfigOptions.key(PREFIX + "cache.huge-pages")
@@ -309,6 +329,8 @@ public final class FalconOptions {
                         CACHE_ENTRIES_PER_SUBTASK,
                         CACHE_MAX_DIRTY_BYTES,
                         CACHE_BYPASS_HIT_RATIO,
+                        CACHE_SWITCH_WINDOW,
+                        CACHE_SWITCH_RETRY_OPERATIONS,
                         CACHE_HUGE_PAGES,
                         CACHE_MAP_STATE_ENABLED,
                         CACHE_MAP_STATE_MAX_BYTES_PER_MAP,

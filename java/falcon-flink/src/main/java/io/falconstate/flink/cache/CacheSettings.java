@@ -24,13 +24,15 @@ import java.util.Locale;
  */
 public final class CacheSettings implements Serializable {
 
-    private static final long serialVersionUID = 4L;
+    private static final long serialVersionUID = 5L;
 
-    /** Gets per measurement window of the adaptive bypass. */
-    static final int BYPASS_WINDOW = 20_000;
+    /** Window and probe interval of the native cache's own bypass, which stays off. */
+    private static final int NATIVE_BYPASS_WINDOW = 20_000;
 
-    /** Gets a bypassed state waits before it is probed again. */
-    static final int BYPASS_PROBE_INTERVAL = 200_000;
+    private static final int NATIVE_BYPASS_PROBE_INTERVAL = 200_000;
+
+    /** The smallest self-switching window: a window must hold a meaningful hit ratio. */
+    static final int MIN_SWITCH_WINDOW = 16;
 
     /** Largest share of the state-backend managed memory the cache may take. */
     public static final double MAX_MANAGED_MEMORY_SHARE = 0.9;
@@ -49,6 +51,8 @@ public final class CacheSettings implements Serializable {
     private final long fixedEntriesPerSubtask;
     private final long maxDirtyBytes;
     private final double bypassHitRatio;
+    private final int switchWindow;
+    private final long switchRetryOperations;
     private final boolean hugePages;
     private final boolean mapStateEnabled;
     private final long maxBytesPerMap;
@@ -61,6 +65,8 @@ public final class CacheSettings implements Serializable {
             long fixedEntriesPerSubtask,
             long maxDirtyBytes,
             double bypassHitRatio,
+            int switchWindow,
+            long switchRetryOperations,
             boolean hugePages,
             boolean mapStateEnabled,
             long maxBytesPerMap) {
@@ -71,6 +77,8 @@ public final class CacheSettings implements Serializable {
         this.fixedEntriesPerSubtask = fixedEntriesPerSubtask;
         this.maxDirtyBytes = maxDirtyBytes;
         this.bypassHitRatio = bypassHitRatio;
+        this.switchWindow = switchWindow;
+        this.switchRetryOperations = switchRetryOperations;
         this.hugePages = hugePages;
         this.mapStateEnabled = mapStateEnabled;
         this.maxBytesPerMap = maxBytesPerMap;
@@ -117,6 +125,22 @@ public final class CacheSettings implements Serializable {
                             "%s: %s is out of range; allowed: 0 (off) up to but excluding 1",
                             FalconOptions.CACHE_BYPASS_HIT_RATIO.key(), bypass));
         }
+        int switchWindow = config.get(FalconOptions.CACHE_SWITCH_WINDOW);
+        if (switchWindow < MIN_SWITCH_WINDOW) {
+            throw new IllegalConfigurationException(
+                    String.format(
+                            "%s: %d is out of range; allowed: %d or more",
+                            FalconOptions.CACHE_SWITCH_WINDOW.key(),
+                            switchWindow,
+                            MIN_SWITCH_WINDOW));
+        }
+        long retry = config.get(FalconOptions.CACHE_SWITCH_RETRY_OPERATIONS);
+        if (retry < 1) {
+            throw new IllegalConfigurationException(
+                    String.format(
+                            "%s: %d is out of range; allowed: 1 or more",
+                            FalconOptions.CACHE_SWITCH_RETRY_OPERATIONS.key(), retry));
+        }
         MemorySize perMap = config.get(FalconOptions.CACHE_MAP_STATE_MAX_BYTES_PER_MAP);
         if (perMap.getBytes() < MIN_BYTES_PER_MAP || perMap.getBytes() > MAX_BYTES_PER_MAP) {
             throw new IllegalConfigurationException(
@@ -132,6 +156,8 @@ public final class CacheSettings implements Serializable {
                 entries,
                 dirty,
                 bypass,
+                switchWindow,
+                retry,
                 FalconOptions.readBoolean(config, FalconOptions.CACHE_HUGE_PAGES),
                 FalconOptions.readBoolean(config, FalconOptions.CACHE_MAP_STATE_ENABLED),
                 perMap.getBytes());
@@ -193,8 +219,19 @@ public final class CacheSettings implements Serializable {
         return maxDirtyBytes / 2;
     }
 
+    /** Self-switching: the hit ratio below which a state's window is low; 0: never switch. */
     public double bypassHitRatio() {
         return bypassHitRatio;
+    }
+
+    /** Self-switching: operations of one state per decision window. */
+    public int switchWindow() {
+        return switchWindow;
+    }
+
+    /** Self-switching: operations a state stays on RocksDB before its first trial. */
+    public long switchRetryOperations() {
+        return switchRetryOperations;
     }
 
     /** Whether a large cache may ask for transparent huge pages. */
@@ -234,9 +271,9 @@ public final class CacheSettings implements Serializable {
                 policyCode(),
                 fixedBytesPerSubtask,
                 fixedEntriesPerSubtask,
-                bypassHitRatio,
-                BYPASS_WINDOW,
-                BYPASS_PROBE_INTERVAL,
+                0.0, // the cache's own bypass stays off: CacheSwitch decides per state in Java
+                NATIVE_BYPASS_WINDOW,
+                NATIVE_BYPASS_PROBE_INTERVAL,
                 leaseHandle,
                 maxDirtyBytes,
                 dirtyLowWaterBytes(),
@@ -259,6 +296,10 @@ public final class CacheSettings implements Serializable {
                 + maxDirtyBytes
                 + ", bypassHitRatio="
                 + bypassHitRatio
+                + ", switchWindow="
+                + switchWindow
+                + ", switchRetryOperations="
+                + switchRetryOperations
                 + ", hugePages="
                 + hugePages
                 + ", mapStateEnabled="

@@ -23,6 +23,7 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 /**
  * A RocksDB {@code MapState} behind Falcon's write-back hot-state cache, one user map (key group +
@@ -44,6 +45,9 @@ import java.util.Map;
  * it deserialized, as stock does), null values kept, {@code next()} past the end returns null as
  * stock's iterator does.
  *
+ * <p>A state whose cache does not pay goes straight to Flink's own RocksDB state for a while
+ * ({@link CacheSwitch}): then every call is one counter and a delegation.
+ *
  * <p>Not thread-safe: the task thread. Queryable states are never wrapped.
  */
 public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N, UK, UV> {
@@ -58,6 +62,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     private final RocksDB db;
     private final ReadOptions readOptions;
     private final long maxMapBytes;
+    private final CacheSwitch cacheSwitch;
 
     private ColumnFamilyHandle columnFamily;
     private TypeSerializer<N> namespaceSerializer;
@@ -81,8 +86,10 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
             int stateId,
             InternalMapState<K, N, UK, UV> rocksDbState,
             ColumnFamilyHandle columnFamily,
-            long maxMapBytes) {
+            long maxMapBytes,
+            CacheSwitch cacheSwitch) {
         this.manager = manager;
+        this.cacheSwitch = cacheSwitch;
         this.maps = manager.maps();
         this.keyBuilder = manager.keyBuilder();
         this.db = manager.db();
@@ -114,11 +121,18 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         return rocksDbState;
     }
 
+    CacheSwitch cacheSwitch() {
+        return cacheSwitch;
+    }
+
     // -- MapState
     // ----------------------------------------------------------------------------------
 
     @Override
     public UV get(UK userKey) throws Exception {
+        if (cacheSwitch.direct()) {
+            return rocksDbState.get(userKey);
+        }
         int prefixLength = prefix();
         int keyLength = serializeUserKey(userKey);
         int result = lookUp(prefixLength, keyLength);
@@ -130,6 +144,9 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
 
     @Override
     public boolean contains(UK userKey) throws Exception {
+        if (cacheSwitch.direct()) {
+            return rocksDbState.contains(userKey);
+        }
         int prefixLength = prefix();
         int keyLength = serializeUserKey(userKey);
         int result = lookUp(prefixLength, keyLength);
@@ -141,6 +158,10 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
 
     @Override
     public void put(UK userKey, UV userValue) throws Exception {
+        if (cacheSwitch.direct()) {
+            rocksDbState.put(userKey, userValue);
+            return;
+        }
         int prefixLength = prefix();
         int keyLength = serializeUserKey(userKey);
         int valueLength = serializeValue(userValue);
@@ -180,6 +201,10 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
 
     @Override
     public void remove(UK userKey) throws Exception {
+        if (cacheSwitch.direct()) {
+            rocksDbState.remove(userKey);
+            return;
+        }
         int prefixLength = prefix();
         int keyLength = serializeUserKey(userKey);
         int code = removeCached(prefixLength, keyLength);
@@ -202,6 +227,9 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
 
     @Override
     public boolean isEmpty() throws Exception {
+        if (cacheSwitch.direct()) {
+            return rocksDbState.isEmpty();
+        }
         int prefixLength = prefix();
         int result = maps.isEmpty(stateId, keyBuilder.buffer(), prefixLength);
         if (result == NativeMapCache.MISS && load(keyBuilder.buffer(), prefixLength)) {
@@ -212,6 +240,10 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
 
     @Override
     public void clear() {
+        if (cacheSwitch.direct()) {
+            rocksDbState.clear();
+            return;
+        }
         int prefixLength = prefix();
         byte[] prefix = Arrays.copyOf(keyBuilder.buffer(), prefixLength);
         int code = maps.clear(stateId, prefix, prefixLength);
@@ -230,17 +262,34 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
 
     @Override
     public Iterable<UK> keys() {
-        return () -> new CachedMapIterator<>(this, copyPrefix(), Map.Entry::getKey);
+        return () ->
+                cacheSwitch.direct()
+                        ? fromRocksDb(rocksDbState::keys)
+                        : new CachedMapIterator<>(this, copyPrefix(), Map.Entry::getKey);
     }
 
     @Override
     public Iterable<UV> values() {
-        return () -> new CachedMapIterator<>(this, copyPrefix(), Map.Entry::getValue);
+        return () ->
+                cacheSwitch.direct()
+                        ? fromRocksDb(rocksDbState::values)
+                        : new CachedMapIterator<>(this, copyPrefix(), Map.Entry::getValue);
     }
 
     @Override
     public Iterator<Map.Entry<UK, UV>> iterator() {
-        return new CachedMapIterator<>(this, copyPrefix(), entry -> entry);
+        return cacheSwitch.direct()
+                ? fromRocksDb(rocksDbState::entries)
+                : new CachedMapIterator<>(this, copyPrefix(), entry -> entry);
+    }
+
+    /** Flink's own iteration of the current map (the state is switched to RocksDB). */
+    private static <T> Iterator<T> fromRocksDb(Callable<Iterable<T>> iterable) {
+        try {
+            return iterable.call().iterator();
+        } catch (Exception e) {
+            throw new FlinkRuntimeException("Error while iterating a map in RocksDB.", e);
+        }
     }
 
     // -- what the iterators use
@@ -346,6 +395,9 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
      * map is over the cap (the cache then keeps an "oversized" marker). True when it is cached.
      */
     boolean load(byte[] prefixBuffer, int prefixLength) {
+        if (cacheSwitch.isDirect()) {
+            return false; // an iterator from before the switch: RocksDB holds the truth
+        }
         byte[] prefix = Arrays.copyOf(prefixBuffer, prefixLength);
         int length = 0;
         int count = 0;
@@ -492,15 +544,17 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     void putRaw(byte[] prefix, byte[] userKey, UV value) throws Exception {
         int valueLength = serializeValue(value);
         int code =
-                maps.put(
-                        stateId,
-                        prefix,
-                        prefix.length,
-                        userKey,
-                        userKey.length,
-                        valueOut.getSharedBuffer(),
-                        valueLength,
-                        maxMapBytes);
+                cacheSwitch.direct()
+                        ? NativeHotStateCache.WRITE_NOT_CACHED
+                        : maps.put(
+                                stateId,
+                                prefix,
+                                prefix.length,
+                                userKey,
+                                userKey.length,
+                                valueOut.getSharedBuffer(),
+                                valueLength,
+                                maxMapBytes);
         manager.afterWrite(code);
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
             db.put(
@@ -512,7 +566,10 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     }
 
     void removeRaw(byte[] prefix, byte[] userKey) throws Exception {
-        int code = maps.remove(stateId, prefix, prefix.length, userKey, userKey.length);
+        int code =
+                cacheSwitch.direct()
+                        ? NativeHotStateCache.WRITE_NOT_CACHED
+                        : maps.remove(stateId, prefix, prefix.length, userKey, userKey.length);
         manager.afterWrite(code);
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
             db.delete(columnFamily, manager.writeOptions(), concat(prefix, userKey));

@@ -32,6 +32,9 @@ import java.io.IOException;
  * into a reused output buffer. Deserializing the value may allocate the value object itself, as in
  * Flink.
  *
+ * <p>A state whose cache does not pay goes straight to Flink's own RocksDB state for a while
+ * ({@link CacheSwitch}): then every call is one counter and a delegation.
+ *
  * <p>Not thread-safe: the task thread uses it. Queryable states are never wrapped (query threads
  * would race the cache).
  */
@@ -44,6 +47,7 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
     private final int stateId;
     private final RocksDB db;
     private final WriteOptions writeOptions;
+    private final CacheSwitch cacheSwitch;
 
     private ColumnFamilyHandle columnFamily;
     private TypeSerializer<N> namespaceSerializer;
@@ -61,8 +65,10 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
             int stateId,
             InternalValueState<K, N, V> rocksDbState,
             ColumnFamilyHandle columnFamily,
-            V defaultValue) {
+            V defaultValue,
+            CacheSwitch cacheSwitch) {
         this.manager = manager;
+        this.cacheSwitch = cacheSwitch;
         this.cache = manager.cache();
         this.keyBuilder = manager.keyBuilder();
         this.db = manager.db();
@@ -90,10 +96,17 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         return rocksDbState;
     }
 
+    CacheSwitch cacheSwitch() {
+        return cacheSwitch;
+    }
+
     // -- ValueState ------------------------------------------------------------------------------
 
     @Override
-    public V value() {
+    public V value() throws IOException {
+        if (cacheSwitch.direct()) {
+            return rocksDbState.value();
+        }
         int keyLength =
                 keyBuilder.build(currentNamespace, namespaceSerializer, namespaceVariableSized);
         byte[] key = keyBuilder.buffer();
@@ -121,9 +134,13 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
     }
 
     @Override
-    public void update(V value) {
+    public void update(V value) throws IOException {
         if (value == null) {
             clear();
+            return;
+        }
+        if (cacheSwitch.direct()) {
+            rocksDbState.update(value);
             return;
         }
         int keyLength =
@@ -158,6 +175,10 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
 
     @Override
     public void clear() {
+        if (cacheSwitch.direct()) {
+            rocksDbState.clear();
+            return;
+        }
         int keyLength =
                 keyBuilder.build(currentNamespace, namespaceSerializer, namespaceVariableSized);
         byte[] key = keyBuilder.buffer();
@@ -178,6 +199,7 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
     @Override
     public void setCurrentNamespace(N namespace) {
         this.currentNamespace = namespace;
+        rocksDbState.setCurrentNamespace(namespace);
     }
 
     @Override

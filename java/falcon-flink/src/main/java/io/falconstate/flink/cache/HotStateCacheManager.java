@@ -132,7 +132,13 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         }
         int stateId = existing != null ? existing.stateId() : nextStateId++;
         CachedValueState<K, N, V> state =
-                new CachedValueState<>(this, stateId, rocksDbState, columnFamily, defaultValue);
+                new CachedValueState<>(
+                        this,
+                        stateId,
+                        rocksDbState,
+                        columnFamily,
+                        defaultValue,
+                        newSwitch(stateName + ", VALUE", stateId, this::valueWindow));
         writer.setColumnFamily(stateId, columnFamily);
         states.put(stateName, state);
         stateIds.put(stateName, stateId);
@@ -163,7 +169,13 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         }
         int stateId = existing != null ? existing.stateId() : nextStateId++;
         CachedMapState<K, N, UK, UV> state =
-                new CachedMapState<>(this, stateId, rocksDbState, columnFamily, maxMapBytes);
+                new CachedMapState<>(
+                        this,
+                        stateId,
+                        rocksDbState,
+                        columnFamily,
+                        maxMapBytes,
+                        newSwitch(stateName + ", MAP", stateId, this::mapWindow));
         writer.setColumnFamily(stateId, columnFamily);
         mapStates.put(stateName, state);
         stateIds.put(stateName, stateId);
@@ -191,6 +203,39 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         writer.checkKeyLength(stateId, keyLength);
     }
 
+    /** A state's switch between the cache and RocksDB (docs/cache.md, "Self-switching"). */
+    private CacheSwitch newSwitch(
+            String description, int stateId, java.util.function.IntFunction<CacheSwitch.Window> w) {
+        return new CacheSwitch(
+                description,
+                settings.bypassHitRatio(),
+                settings.switchWindow(),
+                settings.switchRetryOperations(),
+                ignored -> w.apply(stateId),
+                () -> flushAndDropStateId(stateId));
+    }
+
+    /** A ValueState's counters: reads are gets; hits include known-absent keys. */
+    private CacheSwitch.Window valueWindow(int stateId) {
+        CacheStats s = cache.stats(stateId);
+        long hits = s.hits() + s.absentHits();
+        return new CacheSwitch.Window(hits + s.misses(), hits, s.notCached());
+    }
+
+    /**
+     * A MapState's counters. A read of a map over the cap finds the cache's "oversized" marker,
+     * which the cache counts as a hit on a known-absent key and as a map operation answered from
+     * RocksDB; writes to maps that are not cached count in both not-cached counters, so the
+     * difference is the marker reads: no hits, and not cacheable.
+     */
+    private CacheSwitch.Window mapWindow(int stateId) {
+        CacheStats s = cache.stats(stateId);
+        MapCacheStats m = maps.stats(stateId);
+        long markerReads = Math.max(0, m.notCachedOps() - s.notCached());
+        long hits = Math.max(0, s.hits() + s.absentHits() - markerReads);
+        return new CacheSwitch.Window(hits + markerReads + s.misses(), hits, markerReads);
+    }
+
     /** Drains pending write-backs if {@code code} (from a cache write call) reports any. */
     void afterWrite(int code) {
         if ((code & NativeHotStateCache.WRITE_PENDING) != 0) {
@@ -215,7 +260,9 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         g.gauge("dirtyWriteBacks", () -> stat(stateId).dirtyWriteBacks());
         g.gauge("entries", () -> stat(stateId).entries());
         g.gauge("bytes", () -> stat(stateId).bytes());
-        g.gauge("bypassed", () -> stat(stateId).bypassedGets());
+        g.gauge("bypassed", () -> cacheSwitch(stateName).directOperations());
+        g.gauge("cacheOn", () -> cacheSwitch(stateName).isDirect() ? 0 : 1);
+        g.gauge("cacheSwitchedOff", () -> cacheSwitch(stateName).switches());
     }
 
     private void registerMapMetrics(String stateName, int stateId) {
@@ -227,6 +274,16 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         g.gauge("mapLoadedEntries", () -> mapStat(stateId).loadedEntries());
         g.gauge("mapsOverCap", () -> mapStat(stateId).oversized());
         g.gauge("mapOpsNotCached", () -> mapStat(stateId).notCachedOps());
+    }
+
+    /** The switch of the state's current wrapper (a re-registration may replace it). */
+    private CacheSwitch cacheSwitch(String stateName) {
+        CachedValueState<K, ?, ?> value = states.get(stateName);
+        if (value != null) {
+            return value.cacheSwitch();
+        }
+        CachedMapState<K, ?, ?, ?> map = mapStates.get(stateName);
+        return map != null ? map.cacheSwitch() : CacheSwitch.NEVER;
     }
 
     private MapCacheStats mapStat(int stateId) {
@@ -349,7 +406,14 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     @Override
     public void flushAndDropState(String stateName) {
         Integer stateId = stateIds.get(stateName);
-        if (released || stateId == null) {
+        if (stateId != null) {
+            flushAndDropStateId(stateId);
+        }
+    }
+
+    /** Writes one state's dirty entries back and drops all its entries from the cache. */
+    private void flushAndDropStateId(int stateId) {
+        if (released) {
             return;
         }
         afterWrite(cache.flush(stateId));
@@ -432,6 +496,16 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     public long bytesWrittenBack() {
         return writer.bytesWritten();
+    }
+
+    /** Times the state's cache switched itself off (0 for a state that is not cached). */
+    public long cacheSwitchedOff(String stateName) {
+        return cacheSwitch(stateName).switches();
+    }
+
+    /** Operations of the state that went to RocksDB past its cache (about: see CacheSwitch). */
+    public long directOperations(String stateName) {
+        return cacheSwitch(stateName).directOperations();
     }
 
     public boolean isCached(String stateName) {

@@ -56,7 +56,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code Entry.setValue} mid-iteration, key and namespace switches, snapshots and restores --
  * against Flink's stock {@code RocksDBMapState}, step by step: the same observable results, and,
  * after every flush, the same bytes in RocksDB. Run with a tiny cache (every map evicted all the
- * time) and a small map cap (many maps over it), and with a roomy cache.
+ * time) and a small map cap (many maps over it), and with a roomy cache; both also with a
+ * self-switching threshold that sends the state to RocksDB and back every few dozen operations.
  */
 class MapStateDifferentialTest {
 
@@ -89,13 +90,20 @@ class MapStateDifferentialTest {
         falconEnv.close();
     }
 
-    private StateBackend falcon(boolean tiny) {
+    private StateBackend falcon(boolean tiny, boolean switching) {
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(false);
         rocksDb.setDbStoragePath(tmp.resolve("falcon-" + UUID.randomUUID()).toString());
         Configuration config = new Configuration();
         if (tiny) {
             CachedBackends.tinyCache(config);
             config.set(FalconOptions.CACHE_MAP_STATE_MAX_BYTES_PER_MAP, MemorySize.parse("1kb"));
+        }
+        if (switching) {
+            // Almost every window is low: the state keeps leaving the cache and coming back for
+            // trials, mid-iteration too.
+            config.set(FalconOptions.CACHE_BYPASS_HIT_RATIO, 0.99);
+            config.set(FalconOptions.CACHE_SWITCH_WINDOW, 16);
+            config.set(FalconOptions.CACHE_SWITCH_RETRY_OPERATIONS, 40L);
         }
         return new FalconStateBackend(rocksDb).configure(config, getClass().getClassLoader());
     }
@@ -137,19 +145,21 @@ class MapStateDifferentialTest {
     private final class Side {
         final boolean falcon;
         final boolean tiny;
+        final boolean switching;
         AbstractKeyedStateBackend<Integer> kb;
         InternalMapState<Integer, Integer, Integer, String> map;
 
-        Side(boolean falcon, boolean tiny) throws Exception {
+        Side(boolean falcon, boolean tiny, boolean switching) throws Exception {
             this.falcon = falcon;
             this.tiny = tiny;
+            this.switching = switching;
             open(Collections.emptyList());
         }
 
         void open(Collection<KeyedStateHandle> restore) throws Exception {
             kb =
                     keyed(
-                            falcon ? falcon(tiny) : stock(),
+                            falcon ? falcon(tiny, switching) : stock(),
                             falcon ? falconEnv : stockEnv,
                             new ArrayList<>(restore));
             map = state(kb);
@@ -182,13 +192,19 @@ class MapStateDifferentialTest {
         }
     }
 
-    @ParameterizedTest(name = "tiny cache {0}, seed {1}")
-    @CsvSource({"true, 1", "true, 2", "false, 3"})
-    void everyOperationMatchesStock(boolean tiny, long seed) throws Exception {
-        Side stock = new Side(false, tiny);
-        Side falcon = new Side(true, tiny);
+    @ParameterizedTest(name = "tiny cache {0}, self-switching {1}, seed {2}")
+    @CsvSource({
+        "true, false, 1",
+        "true, false, 2",
+        "false, false, 3",
+        "true, true, 4",
+        "false, true, 5"
+    })
+    void everyOperationMatchesStock(boolean tiny, boolean switching, long seed) throws Exception {
+        Side stock = new Side(false, tiny, false);
+        Side falcon = new Side(true, tiny, switching);
         Random rng = new Random(seed);
-        long[] evictionsOverCapLoads = new long[3];
+        long[] evictionsOverCapLoads = new long[5];
         try {
             for (int step = 0; step < 6_000; step++) {
                 if (step % 7 == 0) {
@@ -273,6 +289,10 @@ class MapStateDifferentialTest {
             assertThat(falcon.rocksDbContents()).isEqualTo(stock.rocksDbContents());
             count(falcon, evictionsOverCapLoads);
             assertThat(evictionsOverCapLoads[2]).as("maps loaded").isPositive();
+            if (switching) {
+                assertThat(evictionsOverCapLoads[3]).as("times switched off").isGreaterThan(2);
+                assertThat(evictionsOverCapLoads[4]).as("operations on RocksDB").isPositive();
+            }
             if (tiny) {
                 assertThat(evictionsOverCapLoads[0]).as("maps evicted").isPositive();
                 assertThat(evictionsOverCapLoads[1]).as("maps over the cap").isPositive();
@@ -283,13 +303,18 @@ class MapStateDifferentialTest {
         }
     }
 
-    /** Adds the cache's map evictions, maps over the cap and loads so far to the totals. */
+    /**
+     * Adds the cache's map evictions, maps over the cap, loads, times switched off and operations
+     * past the cache so far to the totals.
+     */
     private static void count(Side falcon, long[] totals) {
         HotStateCacheManager<Integer> cache =
                 ((FalconKeyedStateBackend<Integer>) falcon.kb).getHotStateCache();
         totals[0] += cache.stats(STATE).evictions();
         totals[1] += cache.mapStats(STATE).oversized();
         totals[2] += cache.mapStats(STATE).loads();
+        totals[3] += cache.cacheSwitchedOff(STATE);
+        totals[4] += cache.directOperations(STATE);
     }
 
     private static String filler(int n) {

@@ -1,0 +1,203 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink.cache;
+
+import io.falconstate.flink.FalconLog;
+
+import java.util.Locale;
+import java.util.function.IntFunction;
+
+/**
+ * Whether one cached state's operations go through the cache or straight to Flink's own RocksDB
+ * state, decided from what the cache did for the state (docs/cache.md, "Self-switching").
+ *
+ * <p>Every operation of the state calls {@link #direct()}: one counter decrement and a branch.
+ * Every {@link #window} operations of a cached state, the change in the state's native statistics
+ * decides: a state whose reads hit less than {@code threshold}, or most of whose operations the
+ * cache could not hold (maps over the cap, values over the quota), for {@link #ENTER_WINDOWS}
+ * windows in a row is switched to RocksDB. Its cache entries are written back and dropped first, so
+ * RocksDB holds the truth and nothing stays behind to go stale. After {@link #probeInterval}
+ * operations (doubled for each failed try, up to 64x) the state is cached again for a trial: the
+ * first trial window warms the cache, the second decides. A state that warmed up stays cached.
+ *
+ * <p>Each change is one {@code [FALCON]} line ({@link FalconLog#cacheSwitchedOff}, {@link
+ * FalconLog#cacheSwitchedOn}) and shows in the state's {@code cacheOn} and {@code directOperations}
+ * metrics.
+ *
+ * <p>Not thread-safe: the task thread. Metric readers only read the volatile mirrors.
+ */
+final class CacheSwitch {
+
+    /** Low windows in a row before a cached state goes to RocksDB. */
+    static final int ENTER_WINDOWS = 2;
+
+    /** Longest wait between trials, as a multiple of the probe interval. */
+    static final int MAX_PROBE_MULTIPLIER = 64;
+
+    /**
+     * A window with fewer reads than this share of its operations is write-mostly: the cache
+     * absorbs the writes (coalescing them until write-back), so it pays whatever the hit ratio.
+     */
+    private static final int MIN_READ_SHARE_DIVISOR = 8;
+
+    /** A switch that never leaves the cache (metrics of a state without one). */
+    static final CacheSwitch NEVER = new CacheSwitch("", 0.0, 1, 1, ignored -> null, () -> {});
+
+    private final String description;
+    private final double threshold;
+    private final int window;
+    private final long probeInterval;
+    private final IntFunction<Window> windowSource;
+    private final Runnable dropCachedEntries;
+
+    private long opsLeft;
+    private boolean direct;
+    private boolean trial;
+    private int lowWindows;
+    private int probeMultiplier = 1;
+
+    /** Counters at the end of the last window; null during a warm-up window. */
+    private Window baseline;
+
+    private long directOps;
+    private volatile long directOpsMirror;
+    private volatile boolean cacheOnMirror = true;
+    private volatile long switchesMirror;
+
+    /**
+     * @param description the state as the log lines name it: {@code <name>, VALUE} or {@code
+     *     <name>, MAP}
+     * @param threshold hit ratio below which a window is low; {@code <= 0}: never switch
+     * @param window operations per decision window
+     * @param probeInterval operations a state stays on RocksDB before its first trial
+     * @param windowSource the state's counters now (the argument is unused)
+     * @param dropCachedEntries writes the state's dirty entries back and drops all of them
+     */
+    CacheSwitch(
+            String description,
+            double threshold,
+            int window,
+            long probeInterval,
+            IntFunction<Window> windowSource,
+            Runnable dropCachedEntries) {
+        this.description = description;
+        this.threshold = threshold;
+        this.window = window;
+        this.probeInterval = probeInterval;
+        this.windowSource = windowSource;
+        this.dropCachedEntries = dropCachedEntries;
+        // A new state starts cold: its first window only warms the cache (no baseline yet).
+        this.opsLeft = threshold > 0 ? window : Long.MAX_VALUE;
+    }
+
+    /** What the cache did for a state so far: cumulative counters from its statistics. */
+    static final class Window {
+        final long reads;
+        final long hits;
+        final long notCached;
+
+        Window(long reads, long hits, long notCached) {
+            this.reads = reads;
+            this.hits = hits;
+            this.notCached = notCached;
+        }
+    }
+
+    /**
+     * Counts one operation; true when it goes to RocksDB directly. The decision runs out of line
+     * once per window (or per probe interval while direct).
+     */
+    boolean direct() {
+        if (--opsLeft <= 0) {
+            decide();
+        }
+        if (direct && (++directOps & 0xFFFF) == 0) {
+            directOpsMirror = directOps;
+        }
+        return direct;
+    }
+
+    private void decide() {
+        opsLeft = window;
+        if (direct) {
+            // A trial: cached again; its first window warms the cache, the second decides.
+            direct = false;
+            trial = true;
+            baseline = null;
+            directOpsMirror = directOps;
+            cacheOnMirror = true;
+            return;
+        }
+        Window now = windowSource.apply(0);
+        Window before = baseline;
+        baseline = now;
+        if (before == null) {
+            return;
+        }
+        long reads = now.reads - before.reads;
+        long hits = now.hits - before.hits;
+        String reason = lowReason(reads, hits, now.notCached - before.notCached);
+        if (reason == null) {
+            lowWindows = 0;
+            if (trial) {
+                trial = false;
+                probeMultiplier = 1;
+                FalconLog.cacheSwitchedOn(description, ratio(hits, reads), reads);
+            }
+            return;
+        }
+        if (!trial && ++lowWindows < ENTER_WINDOWS) {
+            return;
+        }
+        if (trial) {
+            probeMultiplier = Math.min(probeMultiplier * 2, MAX_PROBE_MULTIPLIER);
+        }
+        trial = false;
+        lowWindows = 0;
+        dropCachedEntries.run();
+        direct = true;
+        baseline = null;
+        long wait = probeInterval * probeMultiplier;
+        opsLeft = wait;
+        switchesMirror++;
+        cacheOnMirror = false;
+        FalconLog.cacheSwitchedOff(description, reason, wait);
+    }
+
+    /** Why a window shows the cache does not pay, or null when it does. */
+    private String lowReason(long reads, long hits, long notCached) {
+        if (notCached * 2 > window) {
+            return notCached
+                    + " of "
+                    + window
+                    + " operations were not cacheable (maps over the cap or values over the quota)";
+        }
+        if (reads * MIN_READ_SHARE_DIVISOR < window) {
+            return null;
+        }
+        double ratio = ratio(hits, reads);
+        return ratio < threshold
+                ? String.format(Locale.ROOT, "hit ratio %.2f over %d reads", ratio, reads)
+                : null;
+    }
+
+    private static double ratio(long hits, long reads) {
+        return reads == 0 ? 0.0 : (double) hits / reads;
+    }
+
+    /** True while the state's operations go to RocksDB (metric threads may read it). */
+    boolean isDirect() {
+        return !cacheOnMirror;
+    }
+
+    /** Operations that went to RocksDB directly, as of the last change (metric threads). */
+    long directOperations() {
+        return directOpsMirror;
+    }
+
+    /** Times the state went to RocksDB (metric threads). */
+    long switches() {
+        return switchesMirror;
+    }
+}
