@@ -114,7 +114,7 @@ final class CachedMapIterator<UK, UV, T> implements Iterator<T> {
 
     /** The next chunk from RocksDB, after {@link #lastKey}. */
     private void fromRocksDb() {
-        byte[] start = lastKey == null ? prefix : CachedMapState.concat(prefix, lastKey);
+        byte[] start = lastKey == null ? prefix : MapRecordBytes.concat(prefix, lastKey);
         entries.clear();
         int n = 0;
         more = false;
@@ -125,7 +125,7 @@ final class CachedMapIterator<UK, UV, T> implements Iterator<T> {
             }
             for (; it.isValid(); it.next()) {
                 byte[] key = it.key();
-                if (!CachedMapState.startsWith(key, prefix)) {
+                if (!MapRecordBytes.startsWith(key, prefix)) {
                     break;
                 }
                 if (n == ROCKSDB_CHUNK_RECORDS) {

@@ -76,6 +76,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     private final DataInputDeserializer valueIn = new DataInputDeserializer();
     private byte[] valueBuffer = new byte[128];
     private byte[] packed = new byte[1024];
+    private byte[] rawKey = new byte[128];
     private RocksIterator loadIterator;
 
     /** Shared by this state's iterators: a chunk is copied into entries as soon as it is read. */
@@ -169,7 +170,37 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         // A map that is not cached is written in RocksDB, not loaded first: a load (a seek and
         // a scan) costs more than the write it would save.
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            rocksDbState.put(userKey, userValue);
+            writeThrough(prefixLength, keyLength, valueLength);
+        }
+    }
+
+    /**
+     * Writes the serialized user key and value of the current map into RocksDB, or deletes the key
+     * ({@code valueLength < 0}): the bytes {@code RocksDBMapState} would write, serialized once.
+     */
+    private void writeThrough(int prefixLength, int keyLength, int valueLength) {
+        int length = prefixLength + keyLength;
+        if (rawKey.length < length) {
+            rawKey = new byte[Math.max(length, 2 * rawKey.length)];
+        }
+        System.arraycopy(keyBuilder.buffer(), 0, rawKey, 0, prefixLength);
+        System.arraycopy(keyOut.getSharedBuffer(), 0, rawKey, prefixLength, keyLength);
+        try {
+            if (valueLength < 0) {
+                db.delete(columnFamily, manager.writeOptions(), rawKey, 0, length);
+            } else {
+                db.put(
+                        columnFamily,
+                        manager.writeOptions(),
+                        rawKey,
+                        0,
+                        length,
+                        valueOut.getSharedBuffer(),
+                        0,
+                        valueLength);
+            }
+        } catch (RocksDBException e) {
+            throw new FlinkRuntimeException("Error while writing data to RocksDB", e);
         }
     }
 
@@ -209,7 +240,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         int keyLength = serializeUserKey(userKey);
         int code = removeCached(prefixLength, keyLength);
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            rocksDbState.remove(userKey);
+            writeThrough(prefixLength, keyLength, -1);
         }
     }
 
@@ -405,7 +436,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         try {
             for (it.seek(prefix); it.isValid(); it.next()) {
                 byte[] key = it.key();
-                if (!startsWith(key, prefix)) {
+                if (!MapRecordBytes.startsWith(key, prefix)) {
                     break;
                 }
                 byte[] value = it.value();
@@ -458,40 +489,8 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         if (at + size > packed.length) {
             packed = Arrays.copyOf(packed, Math.max(at + size, packed.length * 2));
         }
-        return writePacked(packed, at, key, keyOffset, keyLength, value, 0, value.length);
-    }
-
-    /** Writes one packed record (native byte order) at {@code at}; returns the end. */
-    static int writePacked(
-            byte[] out,
-            int at,
-            byte[] key,
-            int keyOffset,
-            int keyLength,
-            byte[] value,
-            int valueOffset,
-            int valueLength) {
-        java.nio.ByteBuffer b =
-                java.nio.ByteBuffer.wrap(out).order(java.nio.ByteOrder.nativeOrder());
-        b.putShort(at, (short) keyLength);
-        b.putInt(at + 2, valueLength);
-        int pos = at + NativeLayout.PACKED_HEADER_BYTES;
-        System.arraycopy(key, keyOffset, out, pos, keyLength);
-        pos += keyLength;
-        System.arraycopy(value, valueOffset, out, pos, valueLength);
-        return pos + valueLength;
-    }
-
-    static boolean startsWith(byte[] key, byte[] prefix) {
-        if (key.length < prefix.length) {
-            return false;
-        }
-        for (int i = prefix.length - 1; i >= 0; i--) {
-            if (key[i] != prefix[i]) {
-                return false;
-            }
-        }
-        return true;
+        return MapRecordBytes.writePacked(
+                packed, at, key, keyOffset, keyLength, value, 0, value.length);
     }
 
     private int serializeUserKey(UK userKey) {
@@ -560,7 +559,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
             db.put(
                     columnFamily,
                     manager.writeOptions(),
-                    concat(prefix, userKey),
+                    MapRecordBytes.concat(prefix, userKey),
                     Arrays.copyOf(valueOut.getSharedBuffer(), valueLength));
         }
     }
@@ -572,13 +571,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
                         : maps.remove(stateId, prefix, prefix.length, userKey, userKey.length);
         manager.afterWrite(code);
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            db.delete(columnFamily, manager.writeOptions(), concat(prefix, userKey));
+            db.delete(columnFamily, manager.writeOptions(), MapRecordBytes.concat(prefix, userKey));
         }
-    }
-
-    static byte[] concat(byte[] a, byte[] b) {
-        byte[] out = Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, out, a.length, b.length);
-        return out;
     }
 }
