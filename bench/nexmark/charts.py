@@ -3,10 +3,14 @@
 
   nexmark_throughput.png   median events/s per core (min-max bars) per query and backend,
                            one panel per (mini-batch, parallelism)
+  nexmark_ratios.png       per query, Falcon / stock RocksDB and heap / stock RocksDB (median
+                           events/s per core), mini-batch off and on side by side
   nexmark_cache_sweep.png  Falcon's speedup over stock RocksDB per cache configuration
                            (the --sweep variants falcon@<label>), one line per query/cell
 
-usage: charts.py DIR   (reads DIR/nexmark_summary.csv, writes the PNGs to DIR)
+usage: charts.py DIR [MORE_DIR...]
+  reads DIR/nexmark_summary.csv (and those of MORE_DIRs: runs of other cells, e.g. mini-batch on
+  for some queries), writes the PNGs to DIR
 """
 import csv
 import os
@@ -92,6 +96,44 @@ def throughput_chart(rows, out):
     print("wrote", path)
 
 
+def ratio_chart(rows, out):
+    """Falcon / stock and heap / stock per query; bars per (backend, mini-batch) at p = 1 (or the
+    lowest parallelism measured)."""
+    ps = sorted({r["p"] for r in rows}, key=num)
+    rows = [r for r in rows if r["p"] == ps[0]]
+    queries = ordered(r["query"] for r in rows)
+    series = [(b, mb) for b in ("falcon", "hashmap") for mb in ("off", "on")
+              if any(r["backend"] == b and r["minibatch"] == mb for r in rows)]
+    if not series or not queries:
+        print("no falcon or hashmap rows: skipping nexmark_ratios.png")
+        return
+    colors = {("falcon", "off"): "#1f77b4", ("falcon", "on"): "#6baed6",
+              ("hashmap", "off"): "#ff7f0e", ("hashmap", "on"): "#fdae6b"}
+    width = 0.8 / len(series)
+    fig, ax = plt.subplots(figsize=(max(8, 0.75 * len(queries) + 2), 4.8))
+    for i, (b, mb) in enumerate(series):
+        xs, ys = [], []
+        for qi, q in enumerate(queries):
+            match = [r for r in rows if r["query"] == q and r["backend"] == b
+                     and r["minibatch"] == mb]
+            if match and num(match[0]["ratio_vs_rocksdb"]) == num(match[0]["ratio_vs_rocksdb"]):
+                xs.append(qi + (i - (len(series) - 1) / 2) * width)
+                ys.append(num(match[0]["ratio_vs_rocksdb"]))
+        label = ("Falcon" if b == "falcon" else "heap") + f" / stock, mini-batch {mb}"
+        ax.bar(xs, ys, width, label=label, color=colors.get((b, mb)))
+    ax.axhline(1.0, color="gray", linestyle="--", linewidth=1)
+    ax.set_xticks(range(len(queries)))
+    ax.set_xticklabels(queries, rotation=45, ha="right")
+    ax.set_ylabel("events/s per core / stock RocksDB (median)")
+    ax.set_title(f"Nexmark suite, p = {ps[0]}: Falcon and the heap backend against stock RocksDB")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = os.path.join(out, "nexmark_ratios.png")
+    fig.savefig(path, dpi=120)
+    print("wrote", path)
+
+
 def sweep_chart(rows, out):
     sweep = [r for r in rows if r["backend"].startswith("falcon@")]
     if not sweep:
@@ -122,13 +164,16 @@ def sweep_chart(rows, out):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2:
         sys.exit(__doc__)
     out = sys.argv[1]
-    rows = load(os.path.join(out, "nexmark_summary.csv"))
+    rows = []
+    for d in sys.argv[1:]:
+        rows += load(os.path.join(d, "nexmark_summary.csv"))
     if not rows:
         sys.exit("empty summary")
     throughput_chart(rows, out)
+    ratio_chart(rows, out)
     sweep_chart(rows, out)
 
 

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The Nexmark suite matrix (docs/benchmarks.md, "Nexmark suite"): every bundled query
+# (NexmarkQueries.ALL: the stateful suite and the stateless queries) at 10 M events, mini-batch off
+# and on, p = 1, stock RocksDB vs Falcon vs heap interleaved, 3 repetitions; then q4, q9 and q20
+# at 50 M events, where the state is far larger than the cache and RocksDB reads its SST files.
+# About a night on a 2-core machine; it prints what it took.
+#
+#   bench/nexmark/suite.sh                       # the whole matrix into docs/benchmarks/suite-*
+#   bench/nexmark/suite.sh --reps 1 --no-large   # one repetition, no 50 M part
+#
+# Options: --reps N (3), --events N (10000000), --large-events N (50000000), --no-large,
+# --output DIR (docs/benchmarks); anything else goes to every run.sh call.
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
+
+reps=3
+events=10000000
+large_events=50000000
+large=1
+out="$FALCON_ROOT/docs/benchmarks"
+extra=()
+while (($#)); do
+  case "$1" in
+    --reps) reps="$2"; shift 2 ;;
+    --events) events="$2"; shift 2 ;;
+    --large-events) large_events="$2"; shift 2 ;;
+    --no-large) large=0; shift ;;
+    --output) out="$2"; shift 2 ;;
+    --help|-h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"
+      exit 0 ;;
+    *) extra+=("$1"); shift ;;
+  esac
+done
+
+start=$(date +%s)
+run="$FALCON_ROOT/bench/nexmark/run.sh"
+# 4 GB of heap: the heap backend holds q7's and q20's join state on the heap at 10 M events.
+"$run" --events "$events" --reps "$reps" --mini-batch off,on --parallelism 1 --heap 4g \
+  --run-timeout-s 1800 --no-charts --output "$out/suite-10m" ${extra[@]+"${extra[@]}"}
+if ((large)); then
+  "$run" --no-build --queries q4,q9,q20 --events "$large_events" --reps "$reps" \
+    --mini-batch off,on --parallelism 1 --heap 8g --run-timeout-s 7200 --no-charts \
+    --output "$out/suite-50m" ${extra[@]+"${extra[@]}"}
+fi
+python="$FALCON_VENV/bin/python"
+[[ -x "$python" ]] || python=python3
+"$python" "$FALCON_ROOT/bench/nexmark/charts.py" "$out/suite-10m"
+((large)) && "$python" "$FALCON_ROOT/bench/nexmark/charts.py" "$out/suite-50m"
+log "suite took $(( ($(date +%s) - start) / 60 )) min"
