@@ -92,16 +92,11 @@ TuningProfile ValueProfile(const TuningInput& in) {
   // The whole key: every bucket holds exactly one key.
   p.prefix_length = n;
   // A hash lookup already touches one bucket; a memtable bloom would only add
-  // work.
+  // work. SST filters stay as Flink configured them.
   p.memtable_prefix_bloom_ratio = 0.0;
-  // The SST files get a full filter on the whole key (the prefix is the whole
-  // key), unless one is set: the reads that reach RocksDB past the cache are
-  // its misses, and most look for a key RocksDB does not hold yet (a new
-  // window slice, a new group); the filter answers those without reading
-  // index and data blocks (decisions/0009).
-  p.filter = FilterPolicyKind::kBloom;
-  p.bloom_bits_per_key = kBloomBitsPerKey;
-  p.whole_key_filtering = 1;
+  p.filter = FilterPolicyKind::kKeep;
+  p.bloom_bits_per_key = 0;
+  p.whole_key_filtering = -1;
   return p;
 }
 

@@ -50,9 +50,8 @@ TEST(TuningAdvisorTest, ValueStateWithFixedLengthsGetsHashLinkListOnWholeKey) {
   EXPECT_EQ(p.memtable, MemtableKind::kHashLinkList);
   EXPECT_EQ(p.prefix_length, 10);
   EXPECT_EQ(p.memtable_prefix_bloom_ratio, 0.0);
-  EXPECT_EQ(p.filter, FilterPolicyKind::kBloom);
-  EXPECT_EQ(p.bloom_bits_per_key, kBloomBitsPerKey);
-  EXPECT_EQ(p.whole_key_filtering, 1);
+  EXPECT_EQ(p.filter, FilterPolicyKind::kKeep);
+  EXPECT_EQ(p.whole_key_filtering, -1);
   EXPECT_EQ(p.hash_bucket_count, (64 << 20) / kWriteBufferBytesPerBucket);
   EXPECT_EQ(p.arena_block_size, 1 << 20);
 }

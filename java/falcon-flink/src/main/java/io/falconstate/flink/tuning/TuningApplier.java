@@ -16,9 +16,8 @@ import java.util.Collection;
  * built for a column family (a new object per column family):
  *
  * <ul>
- *   <li>a hash profile: {@code HashLinkedListMemTableConfig}, {@code
- *       useFixedLengthPrefixExtractor(n)} (the DB needs {@link DbRuleOptionsFactory}'s rule), and a
- *       whole-key bloom filter in Flink's table config as below;
+ *   <li>a hash profile: {@code HashLinkedListMemTableConfig} and {@code
+ *       useFixedLengthPrefixExtractor(n)} (the DB needs {@link DbRuleOptionsFactory}'s rule);
  *   <li>a range-filter profile: {@code useFixedLengthPrefixExtractor(p)}, a memtable prefix bloom,
  *       and in the {@link BlockBasedTableConfig} Flink built (the same object, so its shared block
  *       cache and cache-index-and-filter settings stay) a bloom filter when it has none, whole-key

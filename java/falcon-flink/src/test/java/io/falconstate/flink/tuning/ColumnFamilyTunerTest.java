@@ -111,9 +111,7 @@ class ColumnFamilyTunerTest {
         assertThat(memtable.bucketCount()).isEqualTo(options.writeBufferSize() / 1024);
         assertThat(options.arenaBlockSize()).isEqualTo(1 << 20);
         assertThat(memtable.ifLogBucketDistWhenFlush()).isFalse();
-        BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
-        assertThat(table.filterPolicy()).isInstanceOf(BloomFilter.class);
-        assertThat(table.wholeKeyFiltering()).isTrue();
+        assertThat(((BlockBasedTableConfig) options.tableFormatConfig()).filterPolicy()).isNull();
         assertThat(logLines)
                 .containsExactly(
                         "INFO [FALCON] accState is valueState, use HashLinkList as memTable structure (prefix 26 bytes)");

@@ -41,9 +41,8 @@ class TuningAdvisorTest {
         assertThat(p.hashBucketCount()).isEqualTo(WRITE_BUFFER / 1024);
         assertThat(p.arenaBlockSize()).isEqualTo(1 << 20);
         assertThat(p.memtablePrefixBloomRatio()).isZero();
-        assertThat(p.filter()).isEqualTo(TuningProfile.Filter.BLOOM);
-        assertThat(p.bloomBitsPerKey()).isEqualTo(10);
-        assertThat(p.wholeKeyFiltering()).isTrue();
+        assertThat(p.filter()).isEqualTo(TuningProfile.Filter.KEEP);
+        assertThat(p.wholeKeyFiltering()).isNull();
     }
 
     @Test
