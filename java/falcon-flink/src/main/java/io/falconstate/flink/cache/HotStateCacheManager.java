@@ -223,16 +223,17 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     }
 
     /**
-     * A MapState's counters. A read of a map over the cap finds the cache's "oversized" marker,
-     * which the cache counts as a hit on a known-absent key and as a map operation answered from
-     * RocksDB; writes to maps that are not cached count in both not-cached counters, so the
-     * difference is the marker reads: no hits, and not cacheable.
+     * A MapState's counters. Two kinds of cache hits are not hits of the state's reads: a read of a
+     * map over the cap finds the cache's "oversized" marker, which the cache counts as a hit on a
+     * known-absent key and as a map operation answered from RocksDB (writes to maps that are not
+     * cached count in both not-cached counters, so the difference is the marker reads: not
+     * cacheable); and a read that missed asks again once its map is loaded, a hit for every load.
      */
     private CacheSwitch.Window mapWindow(int stateId) {
         CacheStats s = cache.stats(stateId);
         MapCacheStats m = maps.stats(stateId);
         long markerReads = Math.max(0, m.notCachedOps() - s.notCached());
-        long hits = Math.max(0, s.hits() + s.absentHits() - markerReads);
+        long hits = Math.max(0, s.hits() + s.absentHits() - markerReads - m.loads());
         return new CacheSwitch.Window(hits + markerReads + s.misses(), hits, markerReads);
     }
 
