@@ -6,7 +6,7 @@ package io.falconstate.flink.cache;
 import io.falconstate.flink.FalconLog;
 
 import java.util.Locale;
-import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 /**
  * Whether one cached state's operations go through the cache or straight to Flink's own RocksDB
@@ -22,8 +22,8 @@ import java.util.function.IntFunction;
  * first trial window warms the cache, the second decides. A state that warmed up stays cached.
  *
  * <p>Each change is one {@code [FALCON]} line ({@link FalconLog#cacheSwitchedOff}, {@link
- * FalconLog#cacheSwitchedOn}) and shows in the state's {@code cacheOn} and {@code directOperations}
- * metrics.
+ * FalconLog#cacheSwitchedOn}) and shows in the state's {@code cacheOn}, {@code cacheSwitchedOff}
+ * and {@code bypassed} metrics.
  *
  * <p>Not thread-safe: the task thread. Metric readers only read the volatile mirrors.
  */
@@ -42,13 +42,13 @@ final class CacheSwitch {
     private static final int MIN_READ_SHARE_DIVISOR = 8;
 
     /** A switch that never leaves the cache (metrics of a state without one). */
-    static final CacheSwitch NEVER = new CacheSwitch("", 0.0, 1, 1, ignored -> null, () -> {});
+    static final CacheSwitch NEVER = new CacheSwitch("", 0.0, 1, 1, () -> null, () -> {});
 
     private final String description;
     private final double threshold;
     private final int window;
     private final long probeInterval;
-    private final IntFunction<Window> windowSource;
+    private final Supplier<Window> windowSource;
     private final Runnable dropCachedEntries;
 
     private long opsLeft;
@@ -71,7 +71,7 @@ final class CacheSwitch {
      * @param threshold hit ratio below which a window is low; {@code <= 0}: never switch
      * @param window operations per decision window
      * @param probeInterval operations a state stays on RocksDB before its first trial
-     * @param windowSource the state's counters now (the argument is unused)
+     * @param windowSource the state's counters now
      * @param dropCachedEntries writes the state's dirty entries back and drops all of them
      */
     CacheSwitch(
@@ -79,7 +79,7 @@ final class CacheSwitch {
             double threshold,
             int window,
             long probeInterval,
-            IntFunction<Window> windowSource,
+            Supplier<Window> windowSource,
             Runnable dropCachedEntries) {
         this.description = description;
         this.threshold = threshold;
@@ -129,7 +129,7 @@ final class CacheSwitch {
             cacheOnMirror = true;
             return;
         }
-        Window now = windowSource.apply(0);
+        Window now = windowSource.get();
         Window before = baseline;
         baseline = now;
         if (before == null) {

@@ -122,10 +122,6 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         return rocksDbState;
     }
 
-    CacheSwitch cacheSwitch() {
-        return cacheSwitch;
-    }
-
     // -- MapState
     // ----------------------------------------------------------------------------------
 

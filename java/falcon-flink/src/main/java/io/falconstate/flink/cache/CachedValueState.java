@@ -96,10 +96,6 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         return rocksDbState;
     }
 
-    CacheSwitch cacheSwitch() {
-        return cacheSwitch;
-    }
-
     // -- ValueState ------------------------------------------------------------------------------
 
     @Override

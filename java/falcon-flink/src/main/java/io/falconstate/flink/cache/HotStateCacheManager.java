@@ -56,6 +56,10 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     /** The state id of every cached state, ValueState or MapState, by name. */
     private final Map<String, Integer> stateIds = new HashMap<>();
 
+    /** Each state's current switch; metric threads read it, so it is a concurrent map. */
+    private final Map<String, CacheSwitch> switches =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     private int nextStateId;
     private boolean released;
 
@@ -138,7 +142,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                         rocksDbState,
                         columnFamily,
                         defaultValue,
-                        newSwitch(stateName + ", VALUE", stateId, this::valueWindow));
+                        newSwitch(stateName, "VALUE", stateId, this::valueWindow));
         writer.setColumnFamily(stateId, columnFamily);
         states.put(stateName, state);
         stateIds.put(stateName, stateId);
@@ -175,7 +179,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                         rocksDbState,
                         columnFamily,
                         maxMapBytes,
-                        newSwitch(stateName + ", MAP", stateId, this::mapWindow));
+                        newSwitch(stateName, "MAP", stateId, this::mapWindow));
         writer.setColumnFamily(stateId, columnFamily);
         mapStates.put(stateName, state);
         stateIds.put(stateName, stateId);
@@ -205,14 +209,20 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     /** A state's switch between the cache and RocksDB (docs/cache.md, "Self-switching"). */
     private CacheSwitch newSwitch(
-            String description, int stateId, java.util.function.IntFunction<CacheSwitch.Window> w) {
-        return new CacheSwitch(
-                description,
-                settings.bypassHitRatio(),
-                settings.switchWindow(),
-                settings.switchRetryOperations(),
-                ignored -> w.apply(stateId),
-                () -> flushAndDropStateId(stateId));
+            String stateName,
+            String kind,
+            int stateId,
+            java.util.function.IntFunction<CacheSwitch.Window> counters) {
+        CacheSwitch cacheSwitch =
+                new CacheSwitch(
+                        stateName + ", " + kind,
+                        settings.bypassHitRatio(),
+                        settings.switchWindow(),
+                        settings.switchRetryOperations(),
+                        () -> counters.apply(stateId),
+                        () -> flushAndDropStateId(stateId));
+        switches.put(stateName, cacheSwitch);
+        return cacheSwitch;
     }
 
     /** A ValueState's counters: reads are gets; hits include known-absent keys. */
@@ -279,12 +289,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     /** The switch of the state's current wrapper (a re-registration may replace it). */
     private CacheSwitch cacheSwitch(String stateName) {
-        CachedValueState<K, ?, ?> value = states.get(stateName);
-        if (value != null) {
-            return value.cacheSwitch();
-        }
-        CachedMapState<K, ?, ?, ?> map = mapStates.get(stateName);
-        return map != null ? map.cacheSwitch() : CacheSwitch.NEVER;
+        return switches.getOrDefault(stateName, CacheSwitch.NEVER);
     }
 
     private MapCacheStats mapStat(int stateId) {

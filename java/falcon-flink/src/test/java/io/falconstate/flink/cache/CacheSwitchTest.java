@@ -34,7 +34,7 @@ class CacheSwitchTest {
                 threshold,
                 WINDOW,
                 RETRY,
-                ignored -> new CacheSwitch.Window(reads, hits, notCached),
+                () -> new CacheSwitch.Window(reads, hits, notCached),
                 () -> drops++);
     }
 
