@@ -118,7 +118,8 @@ public final class FalconOptions {
                     .defaultValue(0.25)
                     .withDescription(
                             "Self-switching cache: a state whose reads hit the cache less than "
-                                    + "this share for two windows in a row (or most of whose "
+                                    + "this share (a MapState: "
+                                    + "cache.map-state.bypass-hit-ratio) for two windows in a row (or most of whose "
                                     + "operations the cache cannot hold: maps over the cap, "
                                     + "values over the quota) goes straight to RocksDB, and is "
                                     + "cached again for a trial later. 0 keeps every state "
@@ -177,6 +178,19 @@ public final class FalconOptions {
                                     + "values plus 12 bytes per entry. A larger map is read and "
                                     + "written in RocksDB (a small marker remembers it, so it is "
                                     + "not scanned again). Allowed: 1 kb to 8 mb.");
+
+    public static final ConfigOption<Double> CACHE_MAP_STATE_BYPASS_HIT_RATIO =
+            ConfigOptions.key(PREFIX + "cache.map-state.bypass-hit-ratio")
+                    .doubleType()
+                    .defaultValue(0.5)
+                    .withDescription(
+                            "Self-switching cache: the hit ratio below which a MapState goes "
+                                    + "straight to RocksDB (cache.bypass-hit-ratio is the "
+                                    + "ValueState one). Higher than the ValueState one because a "
+                                    + "map miss loads the whole map with a RocksDB seek and scan, "
+                                    + "about two point reads' worth. 0 keeps every MapState "
+                                    + "cached, as does cache.bypass-hit-ratio 0; allowed 0 to "
+                                    + "<1.");
 
     // -- column-family tuning (io.falconstate.flink.tuning) ----------------------------------
 
@@ -334,6 +348,7 @@ public final class FalconOptions {
                         CACHE_HUGE_PAGES,
                         CACHE_MAP_STATE_ENABLED,
                         CACHE_MAP_STATE_MAX_BYTES_PER_MAP,
+                        CACHE_MAP_STATE_BYPASS_HIT_RATIO,
                         TUNING_VALUE_STATE_HASH_MEMTABLE,
                         TUNING_VALUE_STATE_INPLACE_UPDATE,
                         TUNING_MAP_STATE_RANGE_FILTER));

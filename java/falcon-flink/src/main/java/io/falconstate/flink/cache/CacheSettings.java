@@ -5,6 +5,7 @@ package io.falconstate.flink.cache;
 
 import io.falconstate.flink.FalconOptions;
 
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
@@ -51,6 +52,7 @@ public final class CacheSettings implements Serializable {
     private final long fixedEntriesPerSubtask;
     private final long maxDirtyBytes;
     private final double bypassHitRatio;
+    private final double mapBypassHitRatio;
     private final int switchWindow;
     private final long switchRetryOperations;
     private final boolean hugePages;
@@ -65,6 +67,7 @@ public final class CacheSettings implements Serializable {
             long fixedEntriesPerSubtask,
             long maxDirtyBytes,
             double bypassHitRatio,
+            double mapBypassHitRatio,
             int switchWindow,
             long switchRetryOperations,
             boolean hugePages,
@@ -77,6 +80,7 @@ public final class CacheSettings implements Serializable {
         this.fixedEntriesPerSubtask = fixedEntriesPerSubtask;
         this.maxDirtyBytes = maxDirtyBytes;
         this.bypassHitRatio = bypassHitRatio;
+        this.mapBypassHitRatio = mapBypassHitRatio;
         this.switchWindow = switchWindow;
         this.switchRetryOperations = switchRetryOperations;
         this.hugePages = hugePages;
@@ -118,13 +122,8 @@ public final class CacheSettings implements Serializable {
                             FalconOptions.CACHE_ENTRIES_PER_SUBTASK.key(), entries));
         }
         long dirty = checkBytes(config, FalconOptions.CACHE_MAX_DIRTY_BYTES);
-        double bypass = config.get(FalconOptions.CACHE_BYPASS_HIT_RATIO);
-        if (!(bypass >= 0.0 && bypass < 1.0)) {
-            throw new IllegalConfigurationException(
-                    String.format(
-                            "%s: %s is out of range; allowed: 0 (off) up to but excluding 1",
-                            FalconOptions.CACHE_BYPASS_HIT_RATIO.key(), bypass));
-        }
+        double bypass = checkHitRatio(config, FalconOptions.CACHE_BYPASS_HIT_RATIO);
+        double mapBypass = checkHitRatio(config, FalconOptions.CACHE_MAP_STATE_BYPASS_HIT_RATIO);
         int switchWindow = config.get(FalconOptions.CACHE_SWITCH_WINDOW);
         if (switchWindow < MIN_SWITCH_WINDOW) {
             throw new IllegalConfigurationException(
@@ -156,6 +155,7 @@ public final class CacheSettings implements Serializable {
                 entries,
                 dirty,
                 bypass,
+                mapBypass,
                 switchWindow,
                 retry,
                 FalconOptions.readBoolean(config, FalconOptions.CACHE_HUGE_PAGES),
@@ -163,8 +163,18 @@ public final class CacheSettings implements Serializable {
                 perMap.getBytes());
     }
 
-    private static long checkBytes(
-            ReadableConfig config, org.apache.flink.configuration.ConfigOption<MemorySize> option) {
+    private static double checkHitRatio(ReadableConfig config, ConfigOption<Double> option) {
+        double ratio = config.get(option);
+        if (!(ratio >= 0.0 && ratio < 1.0)) {
+            throw new IllegalConfigurationException(
+                    String.format(
+                            "%s: %s is out of range; allowed: 0 (off) up to but excluding 1",
+                            option.key(), ratio));
+        }
+        return ratio;
+    }
+
+    private static long checkBytes(ReadableConfig config, ConfigOption<MemorySize> option) {
         MemorySize size = config.get(option);
         if (size.getBytes() > MAX_BYTES) {
             throw new IllegalConfigurationException(
@@ -222,6 +232,14 @@ public final class CacheSettings implements Serializable {
     /** Self-switching: the hit ratio below which a state's window is low; 0: never switch. */
     public double bypassHitRatio() {
         return bypassHitRatio;
+    }
+
+    /**
+     * Self-switching: the hit ratio below which a MapState's window is low; 0 (MapStates stay
+     * cached) when self-switching is off ({@link #bypassHitRatio()} 0) or so configured.
+     */
+    public double mapBypassHitRatio() {
+        return bypassHitRatio > 0 ? mapBypassHitRatio : 0.0;
     }
 
     /** Self-switching: operations of one state per decision window. */
@@ -296,6 +314,8 @@ public final class CacheSettings implements Serializable {
                 + maxDirtyBytes
                 + ", bypassHitRatio="
                 + bypassHitRatio
+                + ", mapBypassHitRatio="
+                + mapBypassHitRatio
                 + ", switchWindow="
                 + switchWindow
                 + ", switchRetryOperations="

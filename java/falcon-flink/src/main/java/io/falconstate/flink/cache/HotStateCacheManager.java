@@ -142,7 +142,12 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                         rocksDbState,
                         columnFamily,
                         defaultValue,
-                        newSwitch(stateName, "VALUE", stateId, this::valueWindow));
+                        newSwitch(
+                                stateName,
+                                "VALUE",
+                                settings.bypassHitRatio(),
+                                stateId,
+                                this::valueWindow));
         writer.setColumnFamily(stateId, columnFamily);
         states.put(stateName, state);
         stateIds.put(stateName, stateId);
@@ -179,7 +184,12 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                         rocksDbState,
                         columnFamily,
                         maxMapBytes,
-                        newSwitch(stateName, "MAP", stateId, this::mapWindow));
+                        newSwitch(
+                                stateName,
+                                "MAP",
+                                settings.mapBypassHitRatio(),
+                                stateId,
+                                this::mapWindow));
         writer.setColumnFamily(stateId, columnFamily);
         mapStates.put(stateName, state);
         stateIds.put(stateName, stateId);
@@ -211,12 +221,13 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     private CacheSwitch newSwitch(
             String stateName,
             String kind,
+            double threshold,
             int stateId,
             java.util.function.IntFunction<CacheSwitch.Window> counters) {
         CacheSwitch cacheSwitch =
                 new CacheSwitch(
                         stateName + ", " + kind,
-                        settings.bypassHitRatio(),
+                        threshold,
                         settings.switchWindow(),
                         settings.switchRetryOperations(),
                         () -> counters.apply(stateId),

@@ -59,6 +59,23 @@ class CacheSettingsTest {
                 "2199023255552 bytes",
                 "allowed: 0 to 1 tb");
         rejects(FalconOptions.CACHE_BYPASS_HIT_RATIO.key(), "1.0", "1.0", "excluding 1");
+        rejects(
+                FalconOptions.CACHE_MAP_STATE_BYPASS_HIT_RATIO.key(),
+                "-0.1",
+                "-0.1",
+                "excluding 1");
+    }
+
+    @Test
+    void mapStatesSwitchAtTheirOwnHitRatioUnlessSwitchingIsOff() {
+        assertThat(CacheSettings.fromConfig(new Configuration()).mapBypassHitRatio())
+                .isEqualTo(0.5);
+        Configuration c = new Configuration();
+        c.set(FalconOptions.CACHE_MAP_STATE_BYPASS_HIT_RATIO, 0.4);
+        assertThat(CacheSettings.fromConfig(c).mapBypassHitRatio()).isEqualTo(0.4);
+        assertThat(CacheSettings.fromConfig(c).bypassHitRatio()).isEqualTo(0.25);
+        c.set(FalconOptions.CACHE_BYPASS_HIT_RATIO, 0.0);
+        assertThat(CacheSettings.fromConfig(c).mapBypassHitRatio()).isZero();
     }
 
     @Test

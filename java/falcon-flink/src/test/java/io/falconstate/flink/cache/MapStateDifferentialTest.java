@@ -102,6 +102,7 @@ class MapStateDifferentialTest {
             // Almost every window is low: the state keeps leaving the cache and coming back for
             // trials, mid-iteration too.
             config.set(FalconOptions.CACHE_BYPASS_HIT_RATIO, 0.99);
+            config.set(FalconOptions.CACHE_MAP_STATE_BYPASS_HIT_RATIO, 0.99);
             config.set(FalconOptions.CACHE_SWITCH_WINDOW, 16);
             config.set(FalconOptions.CACHE_SWITCH_RETRY_OPERATIONS, 40L);
         }

@@ -35,6 +35,7 @@ public class SelfSwitchingFalconStateBackendTest extends TinyCacheFalconStateBac
     protected Configuration falconConfig() {
         Configuration config = super.falconConfig();
         config.set(FalconOptions.CACHE_BYPASS_HIT_RATIO, 0.99);
+        config.set(FalconOptions.CACHE_MAP_STATE_BYPASS_HIT_RATIO, 0.99);
         config.set(FalconOptions.CACHE_SWITCH_WINDOW, WINDOW);
         config.set(FalconOptions.CACHE_SWITCH_RETRY_OPERATIONS, RETRY);
         return config;
