@@ -20,6 +20,10 @@ import java.util.function.Supplier;
  * RocksDB holds the truth and nothing stays behind to go stale. After {@link #probeInterval}
  * operations (doubled for each failed try, up to 64x) the state is cached again for a trial: the
  * first trial window warms the cache, the second decides. A state that warmed up stays cached.
+ * Trial windows are a quarter of a normal one: a trial of a state that still does not pay costs
+ * what its misses cost (for a MapState of large maps, a seek and a scan of up to the map cap per
+ * miss), and Nexmark q7 at 5 M events ran at 0.3-0.6x stock with full-length trials, 0.8x with
+ * none. A trial that is cut short errs towards RocksDB, the stock behaviour.
  *
  * <p>Each change is one {@code [FALCON]} line ({@link FalconLog#cacheSwitchedOff}, {@link
  * FalconLog#cacheSwitchedOn}) and shows in the state's {@code cacheOn}, {@code cacheSwitchedOff}
@@ -31,6 +35,9 @@ final class CacheSwitch {
 
     /** Low windows in a row before a cached state goes to RocksDB. */
     static final int ENTER_WINDOWS = 2;
+
+    /** A trial window is this fraction of {@link #window}. */
+    static final int TRIAL_WINDOW_DIVISOR = 4;
 
     /** Longest wait between trials, as a multiple of the probe interval. */
     static final int MAX_PROBE_MULTIPLIER = 64;
@@ -47,11 +54,16 @@ final class CacheSwitch {
     private final String description;
     private final double threshold;
     private final int window;
+    private final int trialWindow;
     private final long probeInterval;
     private final Supplier<Window> windowSource;
     private final Runnable dropCachedEntries;
 
     private long opsLeft;
+
+    /** Operations of the window being counted: {@link #window} or {@link #trialWindow}. */
+    private int currentWindow;
+
     private boolean direct;
     private boolean trial;
     private int lowWindows;
@@ -84,6 +96,8 @@ final class CacheSwitch {
         this.description = description;
         this.threshold = threshold;
         this.window = window;
+        this.trialWindow = Math.max(1, window / TRIAL_WINDOW_DIVISOR);
+        this.currentWindow = window;
         this.probeInterval = probeInterval;
         this.windowSource = windowSource;
         this.dropCachedEntries = dropCachedEntries;
@@ -119,16 +133,19 @@ final class CacheSwitch {
     }
 
     private void decide() {
-        opsLeft = window;
         if (direct) {
             // A trial: cached again; its first window warms the cache, the second decides.
             direct = false;
             trial = true;
+            currentWindow = trialWindow;
+            opsLeft = trialWindow;
             baseline = null;
             directOpsMirror = directOps;
             cacheOnMirror = true;
             return;
         }
+        int counted = currentWindow;
+        opsLeft = currentWindow;
         Window now = windowSource.get();
         Window before = baseline;
         baseline = now;
@@ -137,12 +154,14 @@ final class CacheSwitch {
         }
         long reads = now.reads - before.reads;
         long hits = now.hits - before.hits;
-        String reason = lowReason(reads, hits, now.notCached - before.notCached);
+        String reason = lowReason(counted, reads, hits, now.notCached - before.notCached);
         if (reason == null) {
             lowWindows = 0;
             if (trial) {
                 trial = false;
                 probeMultiplier = 1;
+                currentWindow = window;
+                opsLeft = window;
                 FalconLog.cacheSwitchedOn(description, ratio(hits, reads), reads);
             }
             return;
@@ -154,6 +173,7 @@ final class CacheSwitch {
             probeMultiplier = Math.min(probeMultiplier * 2, MAX_PROBE_MULTIPLIER);
         }
         trial = false;
+        currentWindow = window;
         lowWindows = 0;
         dropCachedEntries.run();
         direct = true;
@@ -165,15 +185,15 @@ final class CacheSwitch {
         FalconLog.cacheSwitchedOff(description, reason, wait);
     }
 
-    /** Why a window shows the cache does not pay, or null when it does. */
-    private String lowReason(long reads, long hits, long notCached) {
-        if (notCached * 2 > window) {
+    /** Why a window of {@code ops} operations shows the cache does not pay, or null. */
+    private String lowReason(int ops, long reads, long hits, long notCached) {
+        if (notCached * 2 > ops) {
             return notCached
                     + " of "
-                    + window
+                    + ops
                     + " operations were not cacheable (maps over the cap or values over the quota)";
         }
-        if (reads * MIN_READ_SHARE_DIVISOR < window) {
+        if (reads * MIN_READ_SHARE_DIVISOR < ops) {
             return null;
         }
         double ratio = ratio(hits, reads);

@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CacheSwitchTest {
     private static final int WINDOW = 100;
     private static final long RETRY = 1_000;
+    private static final int TRIAL_WINDOW = WINDOW / CacheSwitch.TRIAL_WINDOW_DIVISOR;
 
     /** Cumulative counters the switch reads at each window's end. */
     private long reads;
@@ -99,7 +100,10 @@ class CacheSwitchTest {
         run(s, 3 * WINDOW, 0.1, true); // off, waits RETRY
         run(s, RETRY, 0.1, true); // trial starts
         assertThat(s.isDirect()).isFalse();
-        run(s, 2 * WINDOW, 0.1, true); // warm-up + one low window: off again at once
+        // The trial's short warm-up window and one short low window: off again at once.
+        run(s, 2 * TRIAL_WINDOW - 1, 0.1, true);
+        assertThat(s.isDirect()).isFalse();
+        run(s, 1, 0.1, true);
         assertThat(s.isDirect()).isTrue();
         assertThat(s.switches()).isEqualTo(2);
         run(s, 2 * RETRY - 1, 0.1, true);
@@ -116,7 +120,7 @@ class CacheSwitchTest {
         for (int trial = 0; trial < 10; trial++) {
             run(s, wait, 0.0, true);
             assertThat(s.isDirect()).isFalse();
-            run(s, 2 * WINDOW, 0.0, true);
+            run(s, 2 * TRIAL_WINDOW, 0.0, true);
             assertThat(s.isDirect()).isTrue();
             wait = Math.min(wait * 2, RETRY * CacheSwitch.MAX_PROBE_MULTIPLIER);
         }
