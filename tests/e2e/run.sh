@@ -20,6 +20,9 @@
 #                         (injected) and restart in the same TaskManager: unaligned checkpoints,
 #                         restore from TaskManager-local state, heap timers on RocksDB (always on
 #                         a job with timers; q4 has none); committed output exactly once
+#   variant-self-switching
+#                         the same with a 50-entry cache: states switch to RocksDB and back
+#                         ("cache off" lines in the TaskManager log), committed output exactly once
 #   tm-memory             TaskManager RSS stays below taskmanager.memory.process.size
 #   missing-native        no libfalcon_jni.so in lib/: WARN line, stock behaviour, exact q4 result
 #   native-required       ... with state.backend.falcon.native.required: true the job fails
@@ -314,6 +317,21 @@ if msg="$(variant local-recovery 2>&1)" && (( $(local_restores) > local_before )
   pass variant-local-recovery "$(elapsed "$t")" "restored from TaskManager-local state; $msg"
 else
   fail variant-local-recovery "$(elapsed "$t")" "$msg; local restores $local_before -> $(local_restores)"
+fi
+
+# A cache of 50 entries for the job's keys: every cached state's hit ratio drops under the
+# threshold, so states leave the cache (and come back for trials) while the job fails and restores.
+switch_lines() { grep -c '\[FALCON\] <.*> cache off: ' "$(tm_log 2)"; }
+t=$SECONDS
+switch_before="$(switch_lines)"
+if msg="$(variant self-switching -Dstate.backend.falcon.cache.size-per-subtask=1mb \
+    -Dstate.backend.falcon.cache.entries-per-subtask=50 \
+    -Dstate.backend.falcon.cache.switch.window=1000 \
+    -Dstate.backend.falcon.cache.switch.retry-after=5000 2>&1)" \
+    && (( $(switch_lines) > switch_before )); then
+  pass variant-self-switching "$(elapsed "$t")" "$(( $(switch_lines) - switch_before )) cache-off line(s); $msg"
+else
+  fail variant-self-switching "$(elapsed "$t")" "$msg; cache-off lines $switch_before -> $(switch_lines)"
 fi
 
 use_job "$TIMER_JOB"
