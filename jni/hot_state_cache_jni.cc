@@ -363,6 +363,8 @@ void Stats(JNIEnv* env, jclass, jlong handle, jint state_id, jlongArray out) {
         static_cast<jlong>(nc->cache->capacity_bytes());
     v[layout::kStatCapacityEntries] =
         static_cast<jlong>(nc->cache->capacity_entries());
+    v[layout::kStatAllocatedBytes] =
+        state_id < 0 ? static_cast<jlong>(nc->cache->AllocatedBytes()) : 0;
     env->SetLongArrayRegion(out, 0, layout::kStatsCount, v);
   });
 }

@@ -16,7 +16,7 @@
 
 namespace falcon::jni::layout {
 
-constexpr jint kLayoutVersion = 2;  // 2: MapState
+constexpr jint kLayoutVersion = 3;  // 2: MapState, 3: allocated bytes
 
 // A write-back record, as NativeHotStateCache.drain() hands them to Java
 // (native byte order): int32 state id | int32 key length | int32 value length
@@ -69,9 +69,11 @@ enum StatsField : jsize {
   kStatBypassedNow,  // 0 or 1
   kStatCapacityBytes,
   kStatCapacityEntries,
+  // What the allocators hold for the whole cache (0 for one state).
+  kStatAllocatedBytes,
   kStatsCount,
 };
-static_assert(kStatsCount == 19, "NativeLayout.STATS_COUNT");
+static_assert(kStatsCount == 20, "NativeLayout.STATS_COUNT");
 
 // NativeMapCache's answers. nativeGet: a hit's value length (>= 0), or
 // kGetMiss (the map is not cached), kGetAbsent (cached, no such user key),

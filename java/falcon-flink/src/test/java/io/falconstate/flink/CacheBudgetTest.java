@@ -327,6 +327,22 @@ class CacheBudgetTest {
             assertThat(gauge(metrics, "falcon.cache.v.bypassed")).isEqualTo(0L);
             assertThat((Double) gauge(metrics, "falcon.cache.v.hitRatio")).isEqualTo(1.0);
             assertThat((Long) gauge(metrics, "falcon.cache.flushedBytes")).isPositive();
+            // The whole cache: one state here, so its figures; the allocators hold at least the
+            // charged blocks and stay within the quota the budget gave this subtask.
+            CacheStats total = a.getHotStateCache().totalStats();
+            assertThat(gauge(metrics, "falcon.cache.entries")).isEqualTo(4L);
+            assertThat(gauge(metrics, "falcon.cache.bytes"))
+                    .isEqualTo(stats.bytes())
+                    .isEqualTo(total.bytes());
+            System.out.println(
+                    "XXX "
+                            + total
+                            + " alloc="
+                            + total.allocatedBytes()
+                            + " quota="
+                            + gauge(metrics, "falcon.cache.quotaBytes"));
+            assertThat((Long) gauge(metrics, "falcon.cache.allocatedBytes"))
+                    .isEqualTo(total.allocatedBytes());
             // A report asks; the task thread answers at its next write.
             a.setCurrentKey(99);
             v.value();

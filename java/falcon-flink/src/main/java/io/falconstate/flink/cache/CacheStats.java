@@ -107,6 +107,14 @@ public final class CacheStats {
         return values[NativeLayout.STAT_CAPACITY_ENTRIES];
     }
 
+    /**
+     * What the cache's allocators hold (entry blocks, index, admission sketch): the memory behind
+     * {@link #bytes()}. Whole-cache statistics only; 0 for one state.
+     */
+    public long allocatedBytes() {
+        return values[NativeLayout.STAT_ALLOCATED_BYTES];
+    }
+
     @Override
     public String toString() {
         return "CacheStats{hits="

@@ -75,6 +75,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     private volatile boolean statsWanted;
     private volatile CacheStats[] statsSnapshot = new CacheStats[0];
     private volatile MapCacheStats[] mapStatsSnapshot = new MapCacheStats[0];
+    private volatile CacheStats totalSnapshot = CacheStats.EMPTY;
     private volatile long lastFlushNanos;
     private volatile long lastFlushBytes;
     private volatile long flushCount;
@@ -100,6 +101,9 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
             cacheMetrics.gauge("flushedBytes", () -> lastFlushBytes);
             cacheMetrics.gauge("flushes", () -> flushCount);
             cacheMetrics.gauge("quotaBytes", () -> quotaBytes);
+            cacheMetrics.gauge("entries", () -> total().entries());
+            cacheMetrics.gauge("bytes", () -> total().bytes());
+            cacheMetrics.gauge("allocatedBytes", () -> total().allocatedBytes());
         }
         this.rocksDb = rocksDb;
         this.db = FalconRocksDBAccess.db(rocksDb);
@@ -320,6 +324,11 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                 : CacheStats.EMPTY;
     }
 
+    private CacheStats total() {
+        statsWanted = true;
+        return totalSnapshot;
+    }
+
     private static long hits(CacheStats s) {
         return s.hits() + s.absentHits();
     }
@@ -345,6 +354,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
             mapSnapshot[state.stateId()] = maps.stats(state.stateId());
         }
         quotaBytes = cache.quota().bytes();
+        totalSnapshot = cache.stats(-1);
         statsSnapshot = snapshot;
         mapStatsSnapshot = mapSnapshot;
     }

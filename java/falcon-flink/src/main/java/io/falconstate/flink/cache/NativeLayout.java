@@ -12,7 +12,7 @@ package io.falconstate.flink.cache;
 public final class NativeLayout {
 
     /** Compared with the library's own at load time. */
-    public static final int LAYOUT_VERSION = 2;
+    public static final int LAYOUT_VERSION = 3;
 
     // -- a write-back record (native byte order): header, key, value ---------------------------
 
@@ -77,7 +77,11 @@ public final class NativeLayout {
     static final int STAT_BYPASSED_NOW = 16;
     static final int STAT_CAPACITY_BYTES = 17;
     static final int STAT_CAPACITY_ENTRIES = 18;
-    static final int STATS_COUNT = 19;
+
+    /** The whole cache's only (0 for one state). */
+    static final int STAT_ALLOCATED_BYTES = 19;
+
+    static final int STATS_COUNT = 20;
 
     // -- nativeQuota: a long[QUOTA_COUNT] --------------------------------------------------------
 
