@@ -205,7 +205,7 @@ if JOB_A="$(submit -- "$OUT_A" "$RECORDS_A")" && wait_checkpoints "$HOME_DIR" "$
       --version "$FALCON_VERSION" --native "$HOME_DIR/lib/libfalcon_jni.so" --hash on --range on \
       --slots "$(flink_conf_get "$HOME_DIR" taskmanager.numberOfTaskSlots)" \
       --parallelism "$(flink_conf_get "$HOME_DIR" parallelism.default)" \
-      --cache-share "$(flink_conf_get "$HOME_DIR" state.backend.falcon.cache.managed-memory-share 0.25)" \
+      --cache-share "$(flink_conf_get "$HOME_DIR" state.backend.falcon.cache.managed-memory-share 0.1)" \
       --managed-bytes "$TM1_MANAGED" $expectations)"
   else  # a job without expectations: the activation line only
     lines="$(grep -o '\[FALCON\] Falcon .* enabled (native .*' "$(tm_log 1)" | head -n1)"

@@ -259,7 +259,7 @@ def main():
     c.add_argument('--range', choices=('on', 'off'), required=True)
     c.add_argument('--slots', type=int, required=True)
     c.add_argument('--managed-bytes', type=int, required=True)
-    c.add_argument('--cache-share', type=float, default=0.25)
+    c.add_argument('--cache-share', type=float, default=0.1)
     c.add_argument('--parallelism', type=int, required=True)
     c.add_argument('--keyed-operators', type=int, required=True)
     c.add_argument('--cached', default='')

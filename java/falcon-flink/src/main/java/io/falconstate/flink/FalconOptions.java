@@ -58,7 +58,7 @@ public final class FalconOptions {
     public static final ConfigOption<Double> CACHE_MANAGED_MEMORY_SHARE =
             ConfigOptions.key(PREFIX + "cache.managed-memory-share")
                     .doubleType()
-                    .defaultValue(0.25)
+                    .defaultValue(0.1)
                     .withDescription(
                             "Share a of the state-backend managed memory f of each slot that the "
                                     + "hot-state cache reserves (a*f); RocksDB's block cache and "

@@ -83,7 +83,7 @@ class CacheSettingsTest {
         CacheSettings s = CacheSettings.fromConfig(new Configuration());
         assertThat(s.isFixedSize()).isFalse();
         assertThat(s.canHoldEntries()).isTrue();
-        assertThat(s.managedMemoryShare()).isEqualTo(0.25);
+        assertThat(s.managedMemoryShare()).isEqualTo(0.1);
         assertThat(s.maxDirtyBytes()).isEqualTo(16L << 20);
         assertThat(s.dirtyLowWaterBytes()).isEqualTo(8L << 20);
         assertThat(s.entriesPerTaskManager()).isZero();
