@@ -192,6 +192,20 @@ public final class FalconOptions {
                                     + "cached, as does cache.bypass-hit-ratio 0; allowed 0 to "
                                     + "<1.");
 
+    public static final ConfigOption<Integer> CACHE_WRITTEN_KEY_FILTER_MAX_KEYS =
+            ConfigOptions.key(PREFIX + "cache.written-key-filter.max-keys")
+                    .intType()
+                    .defaultValue(1 << 20)
+                    .withDescription(
+                            "Each cached ValueState keeps a Bloom filter of the keys written into "
+                                    + "its column family (12 bits per key of capacity, on the "
+                                    + "task heap: 1.5 MiB at the default), so that a cache miss "
+                                    + "on a key never written, such as the first read of a new "
+                                    + "window slice, is answered without a RocksDB read. A "
+                                    + "state holding more than half of this many keys is not "
+                                    + "filtered. 0 turns the filters off; allowed 0 or 16384 "
+                                    + "to 268435456.");
+
     // -- column-family tuning (io.falconstate.flink.tuning) ----------------------------------
 
     public static final ConfigOption<String> TUNING_VALUE_STATE_HASH_MEMTABLE =
@@ -349,6 +363,7 @@ public final class FalconOptions {
                         CACHE_MAP_STATE_ENABLED,
                         CACHE_MAP_STATE_MAX_BYTES_PER_MAP,
                         CACHE_MAP_STATE_BYPASS_HIT_RATIO,
+                        CACHE_WRITTEN_KEY_FILTER_MAX_KEYS,
                         TUNING_VALUE_STATE_HASH_MEMTABLE,
                         TUNING_VALUE_STATE_INPLACE_UPDATE,
                         TUNING_MAP_STATE_RANGE_FILTER));

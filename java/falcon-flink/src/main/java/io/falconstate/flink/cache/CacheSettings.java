@@ -42,6 +42,9 @@ public final class CacheSettings implements Serializable {
 
     private static final long MIN_BYTES_PER_MAP = 1L << 10;
 
+    /** 2^28 keys: a 384 MiB filter, far past any state a filter helps. */
+    private static final int MAX_WRITTEN_KEY_FILTER_KEYS = 1 << 28;
+
     /** A map body is one cache entry value: at most 8 MiB - 1 bytes. */
     private static final long MAX_BYTES_PER_MAP = (8L << 20) - 1;
 
@@ -58,6 +61,7 @@ public final class CacheSettings implements Serializable {
     private final boolean hugePages;
     private final boolean mapStateEnabled;
     private final long maxBytesPerMap;
+    private final int writtenKeyFilterMaxKeys;
 
     private CacheSettings(
             String policy,
@@ -72,7 +76,8 @@ public final class CacheSettings implements Serializable {
             long switchRetryOperations,
             boolean hugePages,
             boolean mapStateEnabled,
-            long maxBytesPerMap) {
+            long maxBytesPerMap,
+            int writtenKeyFilterMaxKeys) {
         this.policy = policy;
         this.managedMemoryShare = managedMemoryShare;
         this.entriesPerTaskManager = entriesPerTaskManager;
@@ -86,6 +91,7 @@ public final class CacheSettings implements Serializable {
         this.hugePages = hugePages;
         this.mapStateEnabled = mapStateEnabled;
         this.maxBytesPerMap = maxBytesPerMap;
+        this.writtenKeyFilterMaxKeys = writtenKeyFilterMaxKeys;
     }
 
     /** Reads and validates; a bad value fails with the key, the value and the allowed range. */
@@ -147,6 +153,18 @@ public final class CacheSettings implements Serializable {
                             "%s: %s is out of range; allowed: 1 kb to 8 mb",
                             FalconOptions.CACHE_MAP_STATE_MAX_BYTES_PER_MAP.key(), perMap));
         }
+        int filterKeys = config.get(FalconOptions.CACHE_WRITTEN_KEY_FILTER_MAX_KEYS);
+        if (filterKeys != 0
+                && (filterKeys < WrittenKeyFilter.MIN_KEYS
+                        || filterKeys > MAX_WRITTEN_KEY_FILTER_KEYS)) {
+            throw new IllegalConfigurationException(
+                    String.format(
+                            "%s: %d is out of range; allowed: 0 (off) or %d to %d",
+                            FalconOptions.CACHE_WRITTEN_KEY_FILTER_MAX_KEYS.key(),
+                            filterKeys,
+                            WrittenKeyFilter.MIN_KEYS,
+                            MAX_WRITTEN_KEY_FILTER_KEYS));
+        }
         return new CacheSettings(
                 policy,
                 share,
@@ -160,7 +178,8 @@ public final class CacheSettings implements Serializable {
                 retry,
                 FalconOptions.readBoolean(config, FalconOptions.CACHE_HUGE_PAGES),
                 FalconOptions.readBoolean(config, FalconOptions.CACHE_MAP_STATE_ENABLED),
-                perMap.getBytes());
+                perMap.getBytes(),
+                filterKeys);
     }
 
     private static double checkHitRatio(ReadableConfig config, ConfigOption<Double> option) {
@@ -267,6 +286,11 @@ public final class CacheSettings implements Serializable {
         return maxBytesPerMap;
     }
 
+    /** The largest capacity of a ValueState's written-key filter, in keys; 0: no filters. */
+    public int writtenKeyFilterMaxKeys() {
+        return writtenKeyFilterMaxKeys;
+    }
+
     int policyCode() {
         return policy.equals("lru")
                 ? NativeHotStateCache.POLICY_LRU
@@ -326,6 +350,8 @@ public final class CacheSettings implements Serializable {
                 + mapStateEnabled
                 + ", maxBytesPerMap="
                 + maxBytesPerMap
+                + ", writtenKeyFilterMaxKeys="
+                + writtenKeyFilterMaxKeys
                 + '}';
     }
 }

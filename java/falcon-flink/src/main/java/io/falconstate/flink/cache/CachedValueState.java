@@ -15,6 +15,8 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteOptions;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 
 /**
@@ -32,6 +34,9 @@ import java.io.IOException;
  * into a reused output buffer. Deserializing the value may allocate the value object itself, as in
  * Flink.
  *
+ * <p>A miss on a key that was never written into the state's column family is answered "absent" by
+ * the state's {@link WrittenKeyFilter}, without a RocksDB read.
+ *
  * <p>A state whose cache does not pay goes straight to Flink's own RocksDB state for a while
  * ({@link CacheSwitch}): then every call is one counter and a delegation.
  *
@@ -48,6 +53,7 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
     private final RocksDB db;
     private final WriteOptions writeOptions;
     private final CacheSwitch cacheSwitch;
+    @Nullable private final WrittenKeyFilter writtenKeys;
 
     private ColumnFamilyHandle columnFamily;
     private TypeSerializer<N> namespaceSerializer;
@@ -66,9 +72,11 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
             InternalValueState<K, N, V> rocksDbState,
             ColumnFamilyHandle columnFamily,
             V defaultValue,
-            CacheSwitch cacheSwitch) {
+            CacheSwitch cacheSwitch,
+            @Nullable WrittenKeyFilter writtenKeys) {
         this.manager = manager;
         this.cacheSwitch = cacheSwitch;
+        this.writtenKeys = writtenKeys;
         this.cache = manager.cache();
         this.keyBuilder = manager.keyBuilder();
         this.db = manager.db();
@@ -117,8 +125,8 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         if (result == NativeHotStateCache.ABSENT) {
             return defaultValueCopy();
         }
-        // MISS or BYPASS: RocksDB has the truth.
-        int size = readFromRocksDb(key, keyLength);
+        // MISS or BYPASS: RocksDB has the truth, unless it never saw the key.
+        int size = neverWritten(key, keyLength) ? -1 : readFromRocksDb(key, keyLength);
         if (result == NativeHotStateCache.MISS) {
             int code =
                     size < 0
@@ -136,6 +144,9 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
             return;
         }
         if (cacheSwitch.direct()) {
+            if (writtenKeys != null) {
+                writtenKeys.markStale(); // a write the filter does not see
+            }
             rocksDbState.update(value);
             return;
         }
@@ -152,6 +163,9 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
                 cache.put(stateId, key, keyLength, valueOut.getSharedBuffer(), valueOut.length());
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
             manager.checkKeyLength(stateId, keyLength);
+            if (writtenKeys != null) {
+                writtenKeys.add(key, keyLength);
+            }
             try {
                 db.put(
                         columnFamily,
@@ -244,6 +258,20 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
 
     // -- helpers
     // -----------------------------------------------------------------------------------
+
+    /**
+     * True when the column family cannot hold the key: the filter (built first if it must be; no
+     * write-back is pending between two operations) has never seen it.
+     */
+    private boolean neverWritten(byte[] key, int keyLength) {
+        if (writtenKeys == null) {
+            return false;
+        }
+        if (writtenKeys.needsBuild()) {
+            writtenKeys.build(db, columnFamily);
+        }
+        return writtenKeys.knowsAbsent(key, keyLength);
+    }
 
     /** Reads the raw value into {@link #valueBuffer}; returns its size or -1 when absent. */
     private int readFromRocksDb(byte[] key, int keyLength) {

@@ -60,6 +60,10 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     private final Map<String, CacheSwitch> switches =
             new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** Per ValueState name with a filter: its written-key filter (metric threads read it). */
+    private final Map<String, WrittenKeyFilter> writtenKeyFilters =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     private int nextStateId;
     private boolean released;
 
@@ -139,6 +143,10 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
             return existing;
         }
         int stateId = existing != null ? existing.stateId() : nextStateId++;
+        WrittenKeyFilter writtenKeys =
+                settings.writtenKeyFilterMaxKeys() > 0
+                        ? new WrittenKeyFilter(settings.writtenKeyFilterMaxKeys())
+                        : null;
         CachedValueState<K, N, V> state =
                 new CachedValueState<>(
                         this,
@@ -151,14 +159,35 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                                 "VALUE",
                                 settings.bypassHitRatio(),
                                 stateId,
-                                this::valueWindow));
+                                id -> valueWindow(id, writtenKeys)),
+                        writtenKeys);
         writer.setColumnFamily(stateId, columnFamily);
+        writer.setWrittenKeyFilter(stateId, writtenKeys);
+        if (writtenKeys != null) {
+            writtenKeyFilters.put(stateName, writtenKeys);
+        }
         states.put(stateName, state);
         stateIds.put(stateName, stateId);
         if (existing == null) {
             registerMetrics(stateName, stateId);
+            if (cacheMetrics != null && writtenKeys != null) {
+                cacheMetrics
+                        .addGroup(stateName)
+                        .gauge("neverWrittenReads", () -> neverWrittenReads(stateName));
+            }
         }
         return state;
+    }
+
+    /** The written-key filter of a ValueState, or null (none, or not wrapped). */
+    WrittenKeyFilter writtenKeyFilter(String stateName) {
+        return writtenKeyFilters.get(stateName);
+    }
+
+    /** Misses of a ValueState its written-key filter answered without RocksDB (metrics). */
+    private long neverWrittenReads(String stateName) {
+        WrittenKeyFilter filter = writtenKeyFilters.get(stateName);
+        return filter == null ? 0 : filter.knownAbsentReads();
     }
 
     /**
@@ -240,10 +269,16 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         return cacheSwitch;
     }
 
-    /** A ValueState's counters: reads are gets; hits include known-absent keys. */
-    private CacheSwitch.Window valueWindow(int stateId) {
+    /**
+     * A ValueState's counters: reads are gets; hits include known-absent keys, in the cache or by
+     * the written-key filter (a miss the filter answers costs no RocksDB read).
+     */
+    private CacheSwitch.Window valueWindow(int stateId, WrittenKeyFilter writtenKeys) {
         CacheStats s = cache.stats(stateId);
-        long hits = s.hits() + s.absentHits();
+        long hits =
+                s.hits()
+                        + s.absentHits()
+                        + (writtenKeys == null ? 0 : writtenKeys.knownAbsentReads());
         return new CacheSwitch.Window(hits + s.misses(), hits, s.notCached());
     }
 

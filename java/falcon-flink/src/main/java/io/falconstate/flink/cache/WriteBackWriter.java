@@ -29,6 +29,9 @@ import java.util.Arrays;
  * silently. Each record's key length is compared with it (an array read and an int compare) and a
  * violation throws before the batch is written, naming the state.
  *
+ * <p>Every key it puts for a ValueState with a {@link WrittenKeyFilter} goes into that filter
+ * first, so the filter knows every key its column family can hold.
+ *
  * <p>Not thread-safe: the task thread owning the cache drives it.
  */
 final class WriteBackWriter implements AutoCloseable {
@@ -45,9 +48,13 @@ final class WriteBackWriter implements AutoCloseable {
 
     private String[] stateNames = new String[8];
 
+    /** Per state id: the filter of the keys written into its column family, or null. */
+    private WrittenKeyFilter[] writtenKeyFilters = new WrittenKeyFilter[8];
+
     private ByteBuffer buffer;
     private ByteBuffer keyView;
     private ByteBuffer valueView;
+    private ByteBuffer littleEndianView;
 
     private long recordsWritten;
     private long bytesWritten;
@@ -62,6 +69,12 @@ final class WriteBackWriter implements AutoCloseable {
     void setColumnFamily(int stateId, ColumnFamilyHandle columnFamily) {
         ensureCapacity(stateId);
         columnFamilies[stateId] = columnFamily;
+    }
+
+    /** Keys put for state {@code stateId} from now on go into {@code filter} (null: none). */
+    void setWrittenKeyFilter(int stateId, WrittenKeyFilter filter) {
+        ensureCapacity(stateId);
+        writtenKeyFilters[stateId] = filter;
     }
 
     /**
@@ -97,6 +110,7 @@ final class WriteBackWriter implements AutoCloseable {
             requiredKeyLengths = Arrays.copyOf(requiredKeyLengths, capacity);
             Arrays.fill(requiredKeyLengths, old, capacity, -1);
             stateNames = Arrays.copyOf(stateNames, capacity);
+            writtenKeyFilters = Arrays.copyOf(writtenKeyFilters, capacity);
         }
     }
 
@@ -141,6 +155,10 @@ final class WriteBackWriter implements AutoCloseable {
                     source.get(key);
                     batch.delete(columnFamily, key);
                 } else {
+                    WrittenKeyFilter filter = writtenKeyFilters[stateId];
+                    if (filter != null) {
+                        filter.add(littleEndianView, position, keyLength);
+                    }
                     keyView.clear();
                     keyView.position(position).limit(position + keyLength);
                     valueView.clear();
@@ -173,6 +191,7 @@ final class WriteBackWriter implements AutoCloseable {
         buffer = ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
         keyView = buffer.duplicate();
         valueView = buffer.duplicate();
+        littleEndianView = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     }
 
     @Override

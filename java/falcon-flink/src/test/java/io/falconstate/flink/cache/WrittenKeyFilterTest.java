@@ -1,0 +1,193 @@
+/*
+ * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
+ */
+package io.falconstate.flink.cache;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@link WrittenKeyFilter} against a real RocksDB column family. */
+class WrittenKeyFilterTest {
+
+    @TempDir Path dir;
+
+    private DBOptions dbOptions;
+    private ColumnFamilyOptions cfOptions;
+    private RocksDB db;
+    private final List<ColumnFamilyHandle> handles = new ArrayList<>();
+
+    @BeforeEach
+    void open() throws RocksDBException {
+        RocksDB.loadLibrary();
+        dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
+        cfOptions = new ColumnFamilyOptions();
+        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+        descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
+        descriptors.add(new ColumnFamilyDescriptor(bytes("state"), cfOptions));
+        db = RocksDB.open(dbOptions, dir.toString(), descriptors, handles);
+    }
+
+    @AfterEach
+    void close() {
+        handles.forEach(ColumnFamilyHandle::close);
+        db.close();
+        cfOptions.close();
+        dbOptions.close();
+    }
+
+    private ColumnFamilyHandle state() {
+        return handles.get(1);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] key(int i) {
+        return bytes("key-" + i + "-namespace");
+    }
+
+    @Test
+    void arraysAndBuffersOfTheSameBytesHashAlike() {
+        for (int length = 0; length < 40; length++) {
+            byte[] key = new byte[length];
+            for (int i = 0; i < length; i++) {
+                key[i] = (byte) (31 * i + length);
+            }
+            long fromArray = WrittenKeyFilter.hash(key, length);
+            for (ByteOrder order :
+                    new ByteOrder[] {ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN}) {
+                ByteBuffer buffer = ByteBuffer.allocateDirect(length + 7).order(order);
+                buffer.position(7);
+                buffer.put(key);
+                assertThat(WrittenKeyFilter.hash(buffer, 7, length)).isEqualTo(fromArray);
+            }
+        }
+        assertThat(WrittenKeyFilter.hash(key(1), key(1).length))
+                .isNotEqualTo(WrittenKeyFilter.hash(key(2), key(2).length));
+    }
+
+    @Test
+    void anEmptyColumnFamilyKnowsEveryKeyAbsentUntilItIsWritten() {
+        WrittenKeyFilter filter = new WrittenKeyFilter(1 << 20);
+        assertThat(filter.needsBuild()).isTrue();
+        filter.build(db, state());
+        assertThat(filter.usable()).isTrue();
+        byte[] k = key(7);
+        assertThat(filter.knowsAbsent(k, k.length)).isTrue();
+        filter.add(k, k.length);
+        assertThat(filter.knowsAbsent(k, k.length)).isFalse();
+        ByteBuffer buffer = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
+        byte[] other = key(8);
+        buffer.position(3);
+        buffer.put(other);
+        filter.add(buffer, 3, other.length);
+        assertThat(filter.knowsAbsent(other, other.length)).isFalse();
+        assertThat(filter.knownAbsentReads()).isEqualTo(1);
+    }
+
+    @Test
+    void noAddedKeyIsEverAbsentAndFewOthersArePresent() {
+        WrittenKeyFilter filter = new WrittenKeyFilter(1 << 20);
+        filter.build(db, state()); // empty: capacity MIN_KEYS
+        int n = WrittenKeyFilter.MIN_KEYS;
+        for (int i = 0; i < n; i++) {
+            byte[] k = key(i);
+            filter.add(k, k.length);
+        }
+        assertThat(filter.usable()).isTrue();
+        for (int i = 0; i < n; i++) {
+            byte[] k = key(i);
+            assertThat(filter.knowsAbsent(k, k.length)).as("key %d", i).isFalse();
+        }
+        int falsePositives = 0;
+        int probes = 100_000;
+        for (int i = n; i < n + probes; i++) {
+            byte[] k = key(i);
+            if (!filter.knowsAbsent(k, k.length)) {
+                falsePositives++;
+            }
+        }
+        assertThat((double) falsePositives / probes).isLessThan(0.02);
+    }
+
+    @Test
+    void aSaturatedFilterIsRebuiltFromWhatRocksDbHolds() throws RocksDBException {
+        WrittenKeyFilter filter = new WrittenKeyFilter(1 << 20);
+        filter.build(db, state());
+        int n = WrittenKeyFilter.MIN_KEYS * 2; // past its capacity even with false positives
+        for (int i = 0; i < n; i++) {
+            byte[] k = key(i);
+            filter.add(k, k.length);
+            db.put(state(), k, bytes("v"));
+        }
+        assertThat(filter.usable()).isFalse();
+        assertThat(filter.needsBuild()).isTrue();
+        // Half the keys are deleted again: the rebuild knows the rest, and nothing else.
+        for (int i = 0; i < n; i += 2) {
+            db.delete(state(), key(i));
+        }
+        filter.build(db, state());
+        assertThat(filter.usable()).isTrue();
+        assertThat(filter.builds()).isEqualTo(2);
+        int knownAbsent = 0;
+        for (int i = 0; i < n; i++) {
+            byte[] k = key(i);
+            boolean absent = filter.knowsAbsent(k, k.length);
+            if (i % 2 == 1) {
+                assertThat(absent).as("key %d", i).isFalse();
+            } else if (absent) {
+                knownAbsent++;
+            }
+        }
+        assertThat(knownAbsent).isGreaterThan(n / 2 * 9 / 10);
+    }
+
+    @Test
+    void aStaleFilterAnswersNothingUntilRebuilt() throws RocksDBException {
+        WrittenKeyFilter filter = new WrittenKeyFilter(1 << 20);
+        filter.build(db, state());
+        db.put(state(), key(1), bytes("written past the filter"));
+        filter.markStale();
+        byte[] k = key(1);
+        assertThat(filter.knowsAbsent(k, k.length)).isFalse();
+        assertThat(filter.needsBuild()).isTrue();
+        filter.build(db, state());
+        assertThat(filter.knowsAbsent(k, k.length)).isFalse();
+        byte[] never = key(2);
+        assertThat(filter.knowsAbsent(never, never.length)).isTrue();
+    }
+
+    @Test
+    void aColumnFamilyOfMoreThanHalfTheMaximumIsNotFiltered() throws RocksDBException {
+        int maxKeys = WrittenKeyFilter.MIN_KEYS;
+        for (int i = 0; i <= maxKeys / 2; i++) {
+            db.put(state(), key(i), bytes("v"));
+        }
+        WrittenKeyFilter filter = new WrittenKeyFilter(maxKeys);
+        filter.build(db, state());
+        assertThat(filter.dropped()).isTrue();
+        assertThat(filter.needsBuild()).isFalse();
+        byte[] never = key(maxKeys * 4);
+        assertThat(filter.knowsAbsent(never, never.length)).isFalse();
+        filter.markStale();
+        assertThat(filter.needsBuild()).isFalse();
+    }
+}
