@@ -41,7 +41,8 @@ mvn_cmd verify -Dfalcon.native.library="$(native_library)"
 # The cache's Java tests again (Flink's state backend test base on a tiny cache, the MapState
 # differential test), on a libfalcon_jni.so built with AddressSanitizer and UBSan: the JVM gets
 # libasan preloaded (it must come first); the JVM's own SIGSEGV handling and stacks are left
-# alone, and leaks are not checked (the JVM does not free at exit). About 2.5 minutes.
+# alone, and leaks are not checked (the JVM does not free at exit). About 5 minutes with the
+# two Surefire forks the pom sets.
 log "cache tests through JNI on the ASan+UBSan library"
 build_preset asan-jni
 LD_PRELOAD="$(gcc -print-file-name=libasan.so)" \
