@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "falcon/hot_state_cache.h"
+#include "map_cache_memory.h"
 
 namespace {
 
@@ -545,6 +546,7 @@ int main(int argc, char** argv) {
   PrintSmallCacheRss();  // first: no freed memory of other fixtures to reuse
   PrintOverhead();
   PrintHugePages();
+  falcon::PrintMapCacheMemory();
   benchmark::Shutdown();
   return 0;
 }

@@ -115,6 +115,75 @@ TEST(BlockArena, EmptySlabsServeOtherClasses) {
 
 uint64_t Pages(uint64_t bytes) { return (bytes + 4095) / 4096 * 4096; }
 
+// The Rss of the mapping holding `p`, as /proc/self/smaps lists it; nullopt
+// where smaps does not show it.
+std::optional<uint64_t> RssOf(const void* p) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t start = 0;
+    uintptr_t end = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> start >> dash >> end && dash == '-') {
+      if (inside) return std::nullopt;
+      inside = start <= a && a < end;
+      continue;
+    }
+    if (inside && line.rfind("Rss:", 0) == 0) {
+      std::istringstream kib(line.substr(4));
+      uint64_t v = 0;
+      if (kib >> v) return v * 1024;
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+TEST(BlockArena, EmptySlabsGiveTheirPagesBackButTheLastOne) {
+  BlockArena a;                   // no huge pages
+  void* anchor = a.Allocate(64);  // keeps the chunk in use
+  std::vector<void*> blocks;
+  for (int i = 0; i < 4 * 64; ++i) blocks.push_back(a.Allocate(1024));
+  const uint64_t full = a.ResidentBytes();
+  EXPECT_GE(full, Pages(4 * 64 * 1024));
+  for (void* p : blocks) a.Free(p);
+  // Four slabs emptied: three gave their pages back, the last one is kept.
+  const uint64_t kept = a.ResidentBytes();
+  EXPECT_EQ(full - kept, 3u * 64 * 1024);
+  EXPECT_EQ(a.chunk_count(), 1u);
+  const std::optional<uint64_t> rss = RssOf(anchor);
+  if (rss.has_value()) {
+    // The kernel agrees (the chunk's pages beyond what it counts are not
+    // resident; the mapping is the chunk alone).
+    EXPECT_LE(*rss, kept);
+  }
+  a.Free(anchor);
+}
+
+TEST(BlockArena, AClassRefillingOneSlabReusesTheKeptSlab) {
+  BlockArena a;
+  void* anchor = a.Allocate(64);
+  void* first = a.Allocate(512);
+  a.Free(first);                  // its slab is empty now, and kept
+  void* other = a.Allocate(256);  // a new class takes the kept slab
+  EXPECT_EQ(other, first);
+  a.Free(other);
+  void* again = a.Allocate(512);
+  EXPECT_EQ(again, first);
+  const uint64_t resident = a.ResidentBytes();
+  for (int i = 0; i < 1000; ++i) {
+    a.Free(again);
+    again = a.Allocate(512);
+  }
+  EXPECT_EQ(again, first);
+  EXPECT_EQ(a.ResidentBytes(), resident);
+  a.Free(again);
+  a.Free(anchor);
+}
+
 TEST(BlockArena, ResidentBytesFollowPagesInUse) {
   BlockArena
       a;  // no huge pages: resident = the pages each slab ever handed out

@@ -133,6 +133,7 @@ void BlockArena::Free(void* p) {
   s->block_bytes = 0;
   s->free = nullptr;
   s->carved = 0;
+  KeepEmptySlab(c, s);
   if (--c->live_slabs == 0) {
     if (empty_chunks_ >= 1) {
       UnmapChunk(c);
@@ -143,9 +144,14 @@ void BlockArena::Free(void* p) {
 }
 
 BlockArena::Slab* BlockArena::NewSlab(uint32_t block_bytes) {
-  // A partly used chunk first, so that the spare stays empty.
+  // The kept slab's chunk when it is in use (its pages are still resident),
+  // else a partly used chunk, so that the spare stays empty.
   Chunk* c = nullptr;
+  if (kept_slab_ != nullptr && ChunkOf(kept_slab_)->live_slabs != 0) {
+    c = ChunkOf(kept_slab_);
+  }
   for (Chunk* k : chunks_) {
+    if (c != nullptr) break;
     if (k->live_slabs != 0 && k->live_slabs < kSlabsPerChunk) {
       c = k;
       break;
@@ -162,10 +168,17 @@ BlockArena::Slab* BlockArena::NewSlab(uint32_t block_bytes) {
     if (c == nullptr) return nullptr;
     empty_chunks_ -= 1;
   }
-  size_t index = 0;
-  while (c->slabs[index].block_bytes != 0)
-    ++index;  // live_slabs < kSlabsPerChunk
-  Slab* s = &c->slabs[index];
+  Slab* s;
+  if (kept_slab_ != nullptr && ChunkOf(kept_slab_) == c) {
+    s = kept_slab_;
+    kept_slab_ = nullptr;
+  } else {
+    size_t index = 0;
+    while (c->slabs[index].block_bytes != 0)
+      ++index;  // live_slabs < kSlabsPerChunk
+    s = &c->slabs[index];
+  }
+  const size_t index = static_cast<size_t>(s - c->slabs);
   s->block_bytes = block_bytes;
   s->used = 0;
   s->carved = 0;
@@ -206,7 +219,38 @@ BlockArena::Chunk* BlockArena::MapChunk() {
   return c;
 }
 
+void BlockArena::KeepEmptySlab(Chunk* c, Slab* s) {
+  // Pages of a huge-page chunk are not given back one slab at a time: that
+  // would split the huge page, and ResidentBytes counts the chunk in full.
+  if (c->huge) return;
+  if (kept_slab_ != nullptr && kept_slab_ != s) ReleasePages(kept_slab_);
+  kept_slab_ = s;
+}
+
+void BlockArena::ReleasePages(Slab* s) {
+  Chunk* c = ChunkOf(s);
+  const size_t index = static_cast<size_t>(s - c->slabs);
+  // Slab 0 keeps the page that holds the chunk header.
+  const uint64_t start = index == 0 ? kPageBytes : index * kSlabBytes;
+  const uint64_t touched_end =
+      index * kSlabBytes + (index == 0 ? kHeaderBytes : 0) + s->touched;
+  const uint64_t end =
+      (touched_end + kPageBytes - 1) & ~uint64_t{kPageBytes - 1};
+  if (end > start) {
+    // Free blocks are poisoned; the kernel writes zeroes, not the program.
+    (void)madvise(reinterpret_cast<char*>(c) + start, end - start,
+                  MADV_DONTNEED);
+  }
+  s->touched = 0;
+}
+
+BlockArena::Chunk* BlockArena::ChunkOf(const Slab* s) {
+  return reinterpret_cast<Chunk*>(reinterpret_cast<uintptr_t>(s) &
+                                  ~(kChunkBytes - 1));
+}
+
 void BlockArena::UnmapChunk(Chunk* c) {
+  if (kept_slab_ != nullptr && ChunkOf(kept_slab_) == c) kept_slab_ = nullptr;
   chunks_.erase(std::find(chunks_.begin(), chunks_.end(), c));
   Unpoison(c, kChunkBytes);
   munmap(c, kChunkBytes);

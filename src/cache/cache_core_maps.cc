@@ -83,7 +83,8 @@ Result<WriteOutcome> CacheCore::MapLoad(uint32_t state_id,
     return WriteOutcome::kCached;  // a cached version wins
   }
   const size_t data_bytes = map_builder_.data_bytes();
-  const std::string_view body = map_builder_.Finish();
+  const std::string_view body =
+      map_builder_.Finish(HotStateCache::kEntryHeaderBytes + prefix.size());
   const size_t need =
       HotStateCache::kEntryHeaderBytes + prefix.size() + body.size();
   if (data_bytes > max_map_bytes ||
@@ -233,7 +234,8 @@ Result<WriteOutcome> CacheCore::MapWrite(uint32_t state_id,
     map_builder_.Add(user_key, value, kRecordDirty);  // after the last key
   }
   const size_t rebuilt_data = map_builder_.data_bytes();
-  const std::string_view rebuilt = map_builder_.Finish();
+  const std::string_view rebuilt =
+      map_builder_.Finish(HotStateCache::kEntryHeaderBytes + prefix.size());
   const bool dirty = map_builder_.dirty() > 0;
   const size_t need =
       HotStateCache::kEntryHeaderBytes + prefix.size() + rebuilt.size();

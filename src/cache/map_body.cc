@@ -68,12 +68,13 @@ void MapBodyBuilder::Add(std::string_view key, std::string_view value,
   if ((flags & kRecordDirty) != 0) ++dirty_;
 }
 
-std::string_view MapBodyBuilder::Finish() {
+std::string_view MapBodyBuilder::Finish(size_t bytes_before_body) {
   const uint32_t n = count();
   const uint32_t slots = n + n / 4 + 1;
   const size_t used = records_.size();
-  const size_t space = used + used / 4 + 32;
   const size_t base = kBodyHeaderBytes + 4 * size_t{slots};
+  const size_t block = bytes_before_body + base + used + used / 4 + 32;
+  const size_t space = MapBlockBytes(block) - bytes_before_body - base;
   out_.assign(base + space, 0);
   char* out = out_.data();
   const uint32_t used32 = static_cast<uint32_t>(used);

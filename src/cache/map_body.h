@@ -154,6 +154,21 @@ void EraseRecord(char* body, size_t size, uint32_t at);
 // in RocksDB, the tombstones are not (clean tombstones).
 void MarkWrittenBack(char* body, size_t size);
 
+// The size a map's entry block (entry header, prefix and body) is padded to:
+// 8-byte steps up to 256 bytes, 32-byte steps up to 512, 64-byte steps up to
+// 1 KiB (the block arena's limit), unchanged above. A cache's maps then use
+// 46 of the arena's 126 size classes: each class a map passes through as it
+// grows keeps a partly used 64 KiB slab, and with every class in use a 3 MiB
+// cache of small maps held 1.43 times its charge (1.17 on this grid;
+// `RESULT map_cache_memory`). The padding is body space for the map's next
+// puts.
+constexpr size_t MapBlockBytes(size_t n) {
+  if (n <= 256) return (n + 7) & ~size_t{7};
+  if (n <= 512) return (n + 31) & ~size_t{31};
+  if (n <= 1024) return (n + 63) & ~size_t{63};
+  return n;
+}
+
 // Builds a body from records added in key order, with a quarter of slack
 // (slots and space) for the writes that follow. Reused: Reset, Add..., then
 // Finish, whose view is valid until the next Reset.
@@ -167,7 +182,9 @@ class MapBodyBuilder {
   }
   void Add(std::string_view key, std::string_view value, uint8_t flags);
   void Add(const MapRecord& r) { Add(r.key, r.value, r.flags); }
-  std::string_view Finish();
+  // `bytes_before_body`: what precedes the body in its entry block (entry
+  // header and prefix); the body's space is padded to MapBlockBytes.
+  std::string_view Finish(size_t bytes_before_body);
 
   uint32_t count() const { return static_cast<uint32_t>(offsets_.size()); }
   uint32_t dirty() const { return dirty_; }
