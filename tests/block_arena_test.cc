@@ -115,9 +115,10 @@ TEST(BlockArena, EmptySlabsServeOtherClasses) {
 
 uint64_t Pages(uint64_t bytes) { return (bytes + 4095) / 4096 * 4096; }
 
-// The Rss of the mapping holding `p`, as /proc/self/smaps lists it; nullopt
-// where smaps does not show it.
-std::optional<uint64_t> RssOf(const void* p) {
+// The line of /proc/self/smaps that starts with `field` in the entry of the
+// mapping holding `p`, without the field; nullopt when smaps has no such
+// mapping or no such line for it.
+std::optional<std::string> SmapsField(const void* p, const std::string& field) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
   std::ifstream smaps("/proc/self/smaps");
   std::string line;
@@ -128,18 +129,23 @@ std::optional<uint64_t> RssOf(const void* p) {
     char dash = 0;
     std::istringstream head(line);
     if (head >> std::hex >> start >> dash >> end && dash == '-') {
-      if (inside) return std::nullopt;
+      if (inside) return std::nullopt;  // the mapping had no such line
       inside = start <= a && a < end;
       continue;
     }
-    if (inside && line.rfind("Rss:", 0) == 0) {
-      std::istringstream kib(line.substr(4));
-      uint64_t v = 0;
-      if (kib >> v) return v * 1024;
-      return std::nullopt;
-    }
+    if (inside && line.rfind(field, 0) == 0) return line.substr(field.size());
   }
   return std::nullopt;
+}
+
+// The Rss of the mapping holding `p`.
+std::optional<uint64_t> RssOf(const void* p) {
+  const std::optional<std::string> kib = SmapsField(p, "Rss:");
+  if (!kib.has_value()) return std::nullopt;
+  std::istringstream in(*kib);
+  uint64_t v = 0;
+  if (!(in >> v)) return std::nullopt;
+  return v * 1024;
 }
 
 TEST(BlockArena, EmptySlabsGiveTheirPagesBackButTheLastOne) {
@@ -229,31 +235,15 @@ TEST(BlockArena, HugePageChunksCountInFull) {
 // mapping holding `p`, as /proc/self/smaps lists them; nullopt when smaps
 // has no such mapping or no VmFlags line for it.
 std::optional<std::vector<std::string>> AdviceOf(const void* p) {
-  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-  std::ifstream smaps("/proc/self/smaps");
-  std::string line;
-  bool inside = false;
-  while (std::getline(smaps, line)) {
-    uintptr_t start = 0;
-    uintptr_t end = 0;
-    char dash = 0;
-    std::istringstream head(line);
-    if (head >> std::hex >> start >> dash >> end && dash == '-') {
-      if (inside) return std::nullopt;  // the mapping had no VmFlags line
-      inside = start <= a && a < end;
-      continue;
-    }
-    if (inside && line.rfind("VmFlags:", 0) == 0) {
-      std::vector<std::string> advice;
-      std::istringstream flags(line.substr(8));
-      std::string f;
-      while (flags >> f) {
-        if (f == "hg" || f == "nh") advice.push_back(f);
-      }
-      return advice;
-    }
+  const std::optional<std::string> flags_line = SmapsField(p, "VmFlags:");
+  if (!flags_line.has_value()) return std::nullopt;
+  std::vector<std::string> advice;
+  std::istringstream flags(*flags_line);
+  std::string f;
+  while (flags >> f) {
+    if (f == "hg" || f == "nh") advice.push_back(f);
   }
-  return std::nullopt;
+  return advice;
 }
 
 // Chunks not meant for huge pages are advised against them, so that THP
