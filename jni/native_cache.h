@@ -32,7 +32,8 @@ class BufferSink final : public WriteBackSink {
       const layout::RecordHeader header{
           static_cast<int32_t>(e.state_id), static_cast<int32_t>(e.key.size()),
           e.is_delete ? layout::kDeleteValueLength
-                      : static_cast<int32_t>(e.value.size())};
+                      : static_cast<int32_t>(e.value.size()),
+          static_cast<int32_t>(e.prefix_length)};
       size_t at = pending_.size();
       pending_.resize(at + layout::kRecordHeaderBytes + e.key.size() +
                       (e.is_delete ? 0 : e.value.size()));

@@ -16,23 +16,28 @@
 
 namespace falcon::jni::layout {
 
-constexpr jint kLayoutVersion = 3;  // 2: MapState, 3: allocated bytes
+// 2: MapState, 3: allocated bytes, 4: a record's prefix length
+constexpr jint kLayoutVersion = 4;
 
 // A write-back record, as NativeHotStateCache.drain() hands them to Java
 // (native byte order): int32 state id | int32 key length | int32 value length
-// (kDeleteValueLength: a delete, no value bytes) | key | value.
+// (kDeleteValueLength: a delete, no value bytes) | int32 prefix length (a
+// map record's leading key bytes naming its map; 0 for a value entry) | key |
+// value.
 struct RecordHeader {
   int32_t state_id;
   int32_t key_length;
   int32_t value_length;
+  int32_t prefix_length;
 };
-constexpr size_t kRecordHeaderBytes = 12;
+constexpr size_t kRecordHeaderBytes = 16;
 constexpr int32_t kDeleteValueLength = -1;
 static_assert(sizeof(RecordHeader) == kRecordHeaderBytes,
-              "12-byte record header");
+              "16-byte record header");
 static_assert(offsetof(RecordHeader, state_id) == 0 &&
                   offsetof(RecordHeader, key_length) == 4 &&
-                  offsetof(RecordHeader, value_length) == 8,
+                  offsetof(RecordHeader, value_length) == 8 &&
+                  offsetof(RecordHeader, prefix_length) == 12,
               "record header fields");
 
 // nativeGet's answers other than a hit's length (>= 0).

@@ -30,6 +30,7 @@ class DbSink : public WriteBackSink {
     for (size_t i = 0; i < count; ++i) {
       const DirtyEntry& e = entries[i];
       log.push_back((e.is_delete ? "-" : "+") + std::string(e.key));
+      prefix_lengths.push_back(e.prefix_length);
       if (e.is_delete) {
         db.erase(std::string(e.key));
       } else {
@@ -41,6 +42,7 @@ class DbSink : public WriteBackSink {
   std::map<std::string, std::string>
       db;  // std::string orders as unsigned bytes
   std::vector<std::string> log;
+  std::vector<uint32_t> prefix_lengths;  // per log line
 };
 
 std::string Packed(const std::map<std::string, std::string>& records) {
@@ -170,6 +172,8 @@ TEST_F(MapCacheTest, WritesAreDirtyUntilFlushedAsSingleRecords) {
   EXPECT_EQ(sink_.db.at("pk"), "old") << "write-back, not write-through";
   Flush();
   EXPECT_EQ(sink_.log, (std::vector<std::string>{"+pa", "+pk", "-px"}));
+  EXPECT_EQ(sink_.prefix_lengths, (std::vector<uint32_t>{1, 1, 1}))
+      << "every record names its map's prefix";
   EXPECT_EQ(sink_.db, (std::map<std::string, std::string>{{"pa", "first"},
                                                           {"pk", "longer!"}}));
   sink_.log.clear();
@@ -183,6 +187,11 @@ TEST_F(MapCacheTest, WritesAreDirtyUntilFlushedAsSingleRecords) {
             (std::map<std::string, std::string>{{"k", "longer!"}}));
   EXPECT_EQ(cache_->Stats(kState).dirty_writebacks, 4u);
   EXPECT_EQ(cache_->Stats(kState).tombstones, 2u);
+  // A value entry of another state names no map.
+  ASSERT_TRUE(cache_->Put(kState + 1, "v", "value").ok());
+  sink_.prefix_lengths.clear();
+  Flush();
+  EXPECT_EQ(sink_.prefix_lengths, (std::vector<uint32_t>{0}));
 }
 
 TEST_F(MapCacheTest, ClearLeavesTombstonesOnlyForWhatRocksDbHolds) {

@@ -39,6 +39,10 @@ struct DirtyEntry {
   std::string_view key;
   std::string_view value;  // empty when is_delete
   bool is_delete;
+  // A map record's: how many leading bytes of `key` name its map (key group,
+  // key, namespace), so the sink can tell which maps RocksDB holds. 0 for a
+  // value entry (the whole key is the state's key).
+  uint32_t prefix_length = 0;
 };
 
 // Implemented by the caller (the JNI layer: a native buffer Java drains into

@@ -81,8 +81,9 @@ Status WriteBack::WriteMap(uint32_t state, std::string_view prefix,
     }
     const std::string_view key(out, prefix.size() + r.key.size());
     out += key.size();
-    chunk_.push_back(DirtyEntry{
-        state, key, r.live() ? r.value : std::string_view(), !r.live()});
+    chunk_.push_back(
+        DirtyEntry{state, key, r.live() ? r.value : std::string_view(),
+                   !r.live(), static_cast<uint32_t>(prefix.size())});
     if (chunk_.size() == HotStateCache::kMaxBatch) {
       Status st = sink_->Write(chunk_.data(), chunk_.size());
       chunk_.clear();

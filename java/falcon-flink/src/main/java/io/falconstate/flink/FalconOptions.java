@@ -198,13 +198,15 @@ public final class FalconOptions {
                     .defaultValue(1 << 20)
                     .withDescription(
                             "Each cached ValueState keeps a Bloom filter of the keys written into "
-                                    + "its column family (12 bits per key of capacity, on the "
-                                    + "task heap: 1.5 MiB at the default), so that a cache miss "
-                                    + "on a key never written, such as the first read of a new "
-                                    + "window slice, is answered without a RocksDB read. A "
-                                    + "state holding more than half of this many keys is not "
-                                    + "filtered. 0 turns the filters off; allowed 0 or 16384 "
-                                    + "to 268435456.");
+                                    + "its column family, each cached MapState one of its maps "
+                                    + "(12 bits per key or map of capacity, on the task heap: "
+                                    + "1.5 MiB at the default), so that a cache miss on a key or "
+                                    + "map never written, such as the first read of a new window "
+                                    + "slice or a join's probe for a key the other side never "
+                                    + "had, is answered without a RocksDB read. A state holding "
+                                    + "more than half of this many keys (maps) is not filtered. "
+                                    + "0 turns the filters off; allowed 0 or 16384 to "
+                                    + "268435456.");
 
     // -- column-family tuning (io.falconstate.flink.tuning) ----------------------------------
 

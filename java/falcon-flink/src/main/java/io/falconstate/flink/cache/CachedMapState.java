@@ -19,6 +19,8 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -45,6 +47,9 @@ import java.util.concurrent.Callable;
  * it deserialized, as stock does), null values kept, {@code next()} past the end returns null as
  * stock's iterator does.
  *
+ * <p>A map that was never written is loaded empty without a RocksDB seek when the state's {@link
+ * WrittenKeyFilter} has not seen its prefix (a join probing the other side for keys it never had).
+ *
  * <p>A state whose cache does not pay goes straight to Flink's own RocksDB state for a while
  * ({@link CacheSwitch}): then every call is one counter and a delegation.
  *
@@ -63,6 +68,12 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     private final ReadOptions readOptions;
     private final long maxMapBytes;
     private final CacheSwitch cacheSwitch;
+
+    /** The map prefixes its column family may hold, or null (no filter). */
+    @Nullable private final WrittenKeyFilter writtenMaps;
+
+    /** Where a stored key's map prefix ends: for the filter's scans of the column family. */
+    private final MapKeyPrefix mapPrefix;
 
     private ColumnFamilyHandle columnFamily;
     private TypeSerializer<N> namespaceSerializer;
@@ -88,9 +99,13 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
             InternalMapState<K, N, UK, UV> rocksDbState,
             ColumnFamilyHandle columnFamily,
             long maxMapBytes,
-            CacheSwitch cacheSwitch) {
+            CacheSwitch cacheSwitch,
+            @Nullable WrittenKeyFilter writtenMaps) {
         this.manager = manager;
         this.cacheSwitch = cacheSwitch;
+        this.writtenMaps = writtenMaps;
+        this.mapPrefix =
+                new MapKeyPrefix(rocksDbState.getKeySerializer(), manager.keyGroupPrefixBytes());
         this.maps = manager.maps();
         this.keyBuilder = manager.keyBuilder();
         this.db = manager.db();
@@ -108,6 +123,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         this.namespaceSerializer = rocksDbState.getNamespaceSerializer();
         this.namespaceVariableSized =
                 CompositeKeySerializationUtils.isSerializerTypeVariableSized(namespaceSerializer);
+        mapPrefix.setNamespaceSerializer(namespaceSerializer);
         MapSerializer<UK, UV> mapSerializer =
                 (MapSerializer<UK, UV>) rocksDbState.getValueSerializer();
         this.userKeySerializer = mapSerializer.getKeySerializer();
@@ -156,6 +172,9 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     @Override
     public void put(UK userKey, UV userValue) throws Exception {
         if (cacheSwitch.direct()) {
+            if (writtenMaps != null) {
+                writtenMaps.markStale(); // a write the filter does not see
+            }
             rocksDbState.put(userKey, userValue);
             return;
         }
@@ -185,6 +204,9 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
             if (valueLength < 0) {
                 db.delete(columnFamily, manager.writeOptions(), rawKey, 0, length);
             } else {
+                if (writtenMaps != null) {
+                    writtenMaps.add(rawKey, prefixLength);
+                }
                 db.put(
                         columnFamily,
                         manager.writeOptions(),
@@ -426,6 +448,11 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
             return false; // an iterator from before the switch: RocksDB holds the truth
         }
         byte[] prefix = Arrays.copyOf(prefixBuffer, prefixLength);
+        if (neverWritten(prefix)) {
+            int code = maps.load(stateId, prefix, prefixLength, packed, 0, 0, maxMapBytes);
+            manager.afterWrite(code);
+            return (code & NativeHotStateCache.WRITE_NOT_CACHED) == 0;
+        }
         int length = 0;
         int count = 0;
         RocksIterator it = loadIterator();
@@ -451,6 +478,20 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         int code = maps.load(stateId, prefix, prefixLength, packed, length, count, maxMapBytes);
         manager.afterWrite(code);
         return (code & NativeHotStateCache.WRITE_NOT_CACHED) == 0;
+    }
+
+    /**
+     * True when the column family holds no key of the map {@code prefix}: the filter (built first
+     * if it must be; no write-back is pending between two operations) has never seen it.
+     */
+    private boolean neverWritten(byte[] prefix) {
+        if (writtenMaps == null) {
+            return false;
+        }
+        if (writtenMaps.needsBuild()) {
+            writtenMaps.build(db, columnFamily, mapPrefix);
+        }
+        return writtenMaps.knowsAbsent(prefix, prefix.length);
     }
 
     /**
@@ -552,6 +593,9 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
                                 maxMapBytes);
         manager.afterWrite(code);
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
+            if (writtenMaps != null) {
+                writtenMaps.add(prefix, prefix.length);
+            }
             db.put(
                     columnFamily,
                     manager.writeOptions(),

@@ -268,7 +268,7 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
             return false;
         }
         if (writtenKeys.needsBuild()) {
-            writtenKeys.build(db, columnFamily);
+            writtenKeys.build(db, columnFamily, WrittenKeyFilter.WHOLE_KEY);
         }
         return writtenKeys.knowsAbsent(key, keyLength);
     }

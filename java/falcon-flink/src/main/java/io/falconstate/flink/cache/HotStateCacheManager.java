@@ -60,7 +60,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     private final Map<String, CacheSwitch> switches =
             new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** Per ValueState name with a filter: its written-key filter (metric threads read it). */
+    /** Per state name with a filter: its written-key filter (metric threads read it). */
     private final Map<String, WrittenKeyFilter> writtenKeyFilters =
             new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -143,10 +143,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
             return existing;
         }
         int stateId = existing != null ? existing.stateId() : nextStateId++;
-        WrittenKeyFilter writtenKeys =
-                settings.writtenKeyFilterMaxKeys() > 0
-                        ? new WrittenKeyFilter(settings.writtenKeyFilterMaxKeys())
-                        : null;
+        WrittenKeyFilter writtenKeys = newWrittenKeyFilter();
         CachedValueState<K, N, V> state =
                 new CachedValueState<>(
                         this,
@@ -163,28 +160,45 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                         writtenKeys);
         writer.setColumnFamily(stateId, columnFamily);
         writer.setWrittenKeyFilter(stateId, writtenKeys);
-        if (writtenKeys != null) {
-            writtenKeyFilters.put(stateName, writtenKeys);
-        }
+        putWrittenKeyFilter(stateName, writtenKeys);
         states.put(stateName, state);
         stateIds.put(stateName, stateId);
         if (existing == null) {
             registerMetrics(stateName, stateId);
-            if (cacheMetrics != null && writtenKeys != null) {
-                cacheMetrics
-                        .addGroup(stateName)
-                        .gauge("neverWrittenReads", () -> neverWrittenReads(stateName));
-            }
+            registerFilterMetric(stateName, writtenKeys);
         }
         return state;
     }
 
-    /** The written-key filter of a ValueState, or null (none, or not wrapped). */
+    /** A new (unbuilt) written-key filter for a state, or null when filters are off. */
+    private WrittenKeyFilter newWrittenKeyFilter() {
+        return settings.writtenKeyFilterMaxKeys() > 0
+                ? new WrittenKeyFilter(settings.writtenKeyFilterMaxKeys())
+                : null;
+    }
+
+    private void putWrittenKeyFilter(String stateName, WrittenKeyFilter filter) {
+        if (filter != null) {
+            writtenKeyFilters.put(stateName, filter);
+        } else {
+            writtenKeyFilters.remove(stateName);
+        }
+    }
+
+    private void registerFilterMetric(String stateName, WrittenKeyFilter filter) {
+        if (cacheMetrics != null && filter != null) {
+            cacheMetrics
+                    .addGroup(stateName)
+                    .gauge("neverWrittenReads", () -> neverWrittenReads(stateName));
+        }
+    }
+
+    /** The written-key filter of a state, or null (none, or not wrapped). */
     WrittenKeyFilter writtenKeyFilter(String stateName) {
         return writtenKeyFilters.get(stateName);
     }
 
-    /** Misses of a ValueState its written-key filter answered without RocksDB (metrics). */
+    /** Misses of a state its written-key filter answered without RocksDB (metrics). */
     private long neverWrittenReads(String stateName) {
         WrittenKeyFilter filter = writtenKeyFilters.get(stateName);
         return filter == null ? 0 : filter.knownAbsentReads();
@@ -210,6 +224,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
             return existing;
         }
         int stateId = existing != null ? existing.stateId() : nextStateId++;
+        WrittenKeyFilter writtenMaps = newWrittenKeyFilter();
         CachedMapState<K, N, UK, UV> state =
                 new CachedMapState<>(
                         this,
@@ -222,13 +237,17 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                                 "MAP",
                                 settings.mapBypassHitRatio(),
                                 stateId,
-                                this::mapWindow));
+                                id -> mapWindow(id, writtenMaps)),
+                        writtenMaps);
         writer.setColumnFamily(stateId, columnFamily);
+        writer.setWrittenKeyFilter(stateId, writtenMaps);
+        putWrittenKeyFilter(stateName, writtenMaps);
         mapStates.put(stateName, state);
         stateIds.put(stateName, stateId);
         if (existing == null) {
             registerMetrics(stateName, stateId);
             registerMapMetrics(stateName, stateId);
+            registerFilterMetric(stateName, writtenMaps);
         }
         return state;
     }
@@ -287,14 +306,17 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
      * map over the cap finds the cache's "oversized" marker, which the cache counts as a hit on a
      * known-absent key and as a map operation answered from RocksDB (writes to maps that are not
      * cached count in both not-cached counters, so the difference is the marker reads: not
-     * cacheable); and a read that missed asks again once its map is loaded, a hit for every load.
+     * cacheable); and a read that missed asks again once its map is loaded, a hit for every load. A
+     * miss the written-key filter answered (the map loaded empty without RocksDB) is a hit.
      */
-    private CacheSwitch.Window mapWindow(int stateId) {
+    private CacheSwitch.Window mapWindow(int stateId, WrittenKeyFilter writtenMaps) {
         CacheStats s = cache.stats(stateId);
         MapCacheStats m = maps.stats(stateId);
+        long filtered = writtenMaps == null ? 0 : writtenMaps.knownAbsentReads();
         long markerReads = Math.max(0, m.notCachedOps() - s.notCached());
-        long hits = Math.max(0, s.hits() + s.absentHits() - markerReads - m.loads());
-        return new CacheSwitch.Window(hits + markerReads + s.misses(), hits, markerReads);
+        long hits = Math.max(0, s.hits() + s.absentHits() - markerReads - m.loads()) + filtered;
+        long misses = Math.max(0, s.misses() - filtered);
+        return new CacheSwitch.Window(hits + markerReads + misses, hits, markerReads);
     }
 
     /** Drains pending write-backs if {@code code} (from a cache write call) reports any. */
@@ -512,6 +534,11 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     CacheKeyBuilder<K> keyBuilder() {
         return keyBuilder;
+    }
+
+    /** Bytes of the key group in front of every stored key. */
+    int keyGroupPrefixBytes() {
+        return rocksDb.getKeyGroupPrefixBytes();
     }
 
     /** The cache settings this cache was made with. */

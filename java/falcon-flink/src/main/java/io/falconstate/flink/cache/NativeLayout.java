@@ -12,7 +12,7 @@ package io.falconstate.flink.cache;
 public final class NativeLayout {
 
     /** Compared with the library's own at load time. */
-    public static final int LAYOUT_VERSION = 3;
+    public static final int LAYOUT_VERSION = 4;
 
     // -- a write-back record (native byte order): header, key, value ---------------------------
 
@@ -22,7 +22,10 @@ public final class NativeLayout {
     /** {@link #RECORD_DELETE} for a delete (no value bytes follow the key). */
     public static final int RECORD_VALUE_LENGTH_OFFSET = 8;
 
-    public static final int RECORD_HEADER_BYTES = 12;
+    /** A map record's leading key bytes that name its map; 0 for a ValueState's record. */
+    public static final int RECORD_PREFIX_LENGTH_OFFSET = 12;
+
+    public static final int RECORD_HEADER_BYTES = 16;
     public static final int RECORD_DELETE = -1;
 
     // -- nativeGet's answers other than a hit's length ------------------------------------------

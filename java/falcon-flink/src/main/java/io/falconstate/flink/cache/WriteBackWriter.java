@@ -29,8 +29,9 @@ import java.util.Arrays;
  * silently. Each record's key length is compared with it (an array read and an int compare) and a
  * violation throws before the batch is written, naming the state.
  *
- * <p>Every key it puts for a ValueState with a {@link WrittenKeyFilter} goes into that filter
- * first, so the filter knows every key its column family can hold.
+ * <p>Every key it puts for a state with a {@link WrittenKeyFilter} goes into that filter first (a
+ * ValueState's whole key, a MapState record's map prefix, which the record header carries), so the
+ * filter knows every key, or map, its column family can hold.
  *
  * <p>Not thread-safe: the task thread owning the cache drives it.
  */
@@ -137,6 +138,8 @@ final class WriteBackWriter implements AutoCloseable {
                 int stateId = buffer.getInt(position + NativeLayout.RECORD_STATE_ID_OFFSET);
                 int keyLength = buffer.getInt(position + NativeLayout.RECORD_KEY_LENGTH_OFFSET);
                 int valueLength = buffer.getInt(position + NativeLayout.RECORD_VALUE_LENGTH_OFFSET);
+                int prefixLength =
+                        buffer.getInt(position + NativeLayout.RECORD_PREFIX_LENGTH_OFFSET);
                 position += NativeLayout.RECORD_HEADER_BYTES;
                 int required = requiredKeyLengths[stateId];
                 if (required >= 0 && keyLength != required) {
@@ -157,7 +160,10 @@ final class WriteBackWriter implements AutoCloseable {
                 } else {
                     WrittenKeyFilter filter = writtenKeyFilters[stateId];
                     if (filter != null) {
-                        filter.add(littleEndianView, position, keyLength);
+                        filter.add(
+                                littleEndianView,
+                                position,
+                                prefixLength > 0 ? prefixLength : keyLength);
                     }
                     keyView.clear();
                     keyView.position(position).limit(position + keyLength);

@@ -12,16 +12,18 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * The keys one cached ValueState's column family may hold: a Bloom filter over every key that went
- * into it, so that a cache miss on a key the filter has never seen is answered "absent" without a
- * RocksDB {@code get} (docs/cache.md, "Keys RocksDB cannot hold").
+ * The keys one cached state's column family may hold: a Bloom filter over every key that went into
+ * it (a ValueState's whole keys; a MapState's map prefixes, key group + key + namespace), so that a
+ * cache miss on a key or map the filter has never seen is answered "absent" without a RocksDB
+ * {@code get} or {@code seek} (docs/cache.md, "Keys RocksDB cannot hold").
  *
- * <p>Window aggregates read each (key, window slice) first for a key nobody wrote yet; stock
- * RocksDB answers such a read by probing the memtables and every SST file's index and data blocks.
- * The filter is exact about what it has not seen as long as every write into the column family
- * passes {@link #add}: the cache's write-back ({@link WriteBackWriter}), its uncached puts ({@link
- * CachedValueState#update}), and nothing else. Writes it cannot see (the state's direct mode, see
- * {@link CacheSwitch}) call {@link #markStale()}; deletes need nothing (a superset stays correct).
+ * <p>Window aggregates read each (key, window slice) first for a key nobody wrote yet, and a join
+ * probes the other side's map for keys that side never had; stock RocksDB answers such a read by
+ * probing the memtables and every SST file's index and data blocks. The filter is exact about what
+ * it has not seen as long as every write into the column family passes {@link #add}: the cache's
+ * write-back ({@link WriteBackWriter}), its uncached puts ({@link CachedValueState#update}, {@link
+ * CachedMapState#put}), and nothing else. Writes it cannot see (the state's direct mode, see {@link
+ * CacheSwitch}) call {@link #markStale()}; deletes need nothing (a superset stays correct).
  *
  * <p>It starts unbuilt and is built by scanning the column family ({@link #build}) on the task
  * thread, outside a write-back, when the first read needs it: a new state's column family is empty,
@@ -36,6 +38,14 @@ import java.nio.ByteOrder;
  * <p>Not thread-safe: the task thread; metric threads only read {@link #knownAbsentReads()}.
  */
 final class WrittenKeyFilter {
+
+    /** How many leading bytes of a stored RocksDB key the filter holds. */
+    interface KeyPrefix {
+        int lengthOf(byte[] key);
+    }
+
+    /** A ValueState's: the whole key. */
+    static final KeyPrefix WHOLE_KEY = key -> key.length;
 
     /** Smallest capacity in keys (24 KiB of filter). */
     static final int MIN_KEYS = 1 << 14;
@@ -61,7 +71,8 @@ final class WrittenKeyFilter {
     private long builds;
 
     /**
-     * @param maxKeys the largest capacity; column families over half of it are not filtered
+     * @param maxKeys the largest capacity; column families over half of it (keys, or maps) are not
+     *     filtered
      */
     WrittenKeyFilter(int maxKeys) {
         this.maxKeys = Math.max(MIN_KEYS, maxKeys);
@@ -112,26 +123,42 @@ final class WrittenKeyFilter {
      * prefix-mode iterator) into a new filter with four times their number as capacity, or drops
      * the filter for good when they are more than half of {@code maxKeys}. Precondition: every key
      * written so far is in RocksDB (no write-back records pending).
+     *
+     * <p>With a {@code prefix} shorter than the key (a MapState's map), the keys after the first of
+     * a map start with its prefix and are skipped unparsed: Flink's own map iteration and {@code
+     * clear} rely on no map's prefix starting with another's.
      */
-    void build(RocksDB db, ColumnFamilyHandle columnFamily) {
+    void build(RocksDB db, ColumnFamilyHandle columnFamily, KeyPrefix prefix) {
         needsBuild = false;
         usable = false;
         builds++;
         int limit = maxKeys / 2;
         int count = 0;
         long[] hashes = new long[1024];
+        byte[] last = null;
+        int lastLength = 0;
         try (ReadOptions options = new ReadOptions().setTotalOrderSeek(true);
                 RocksIterator it = db.newIterator(columnFamily, options)) {
             for (it.seekToFirst(); it.isValid(); it.next()) {
+                byte[] key = it.key();
+                if (last != null && lastLength < key.length && startsWith(key, last, lastLength)) {
+                    continue; // the same map
+                }
                 if (count == limit) {
                     drop();
                     return;
                 }
-                byte[] key = it.key();
+                int length = prefix.lengthOf(key);
                 if (count == hashes.length) {
                     hashes = java.util.Arrays.copyOf(hashes, count * 2);
                 }
-                hashes[count++] = hash(key, key.length);
+                hashes[count++] = hash(key, length);
+                if (length < key.length) {
+                    last = key;
+                    lastLength = length;
+                } else {
+                    last = null;
+                }
             }
         }
         allocate(Math.min(maxKeys, Math.max(MIN_KEYS, count * 4)));
@@ -159,6 +186,15 @@ final class WrittenKeyFilter {
     /** Whether the filter was given up for good (tests). */
     boolean dropped() {
         return dropped;
+    }
+
+    private static boolean startsWith(byte[] key, byte[] prefix, int length) {
+        for (int i = 0; i < length; i++) {
+            if (key[i] != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void drop() {

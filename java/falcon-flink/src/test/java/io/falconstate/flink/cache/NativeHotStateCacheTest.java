@@ -176,7 +176,7 @@ class NativeHotStateCacheTest {
         cache.flush(-1);
         ByteBuffer small = ByteBuffer.allocateDirect(64);
         int r = cache.drain(small);
-        assertThat(r).isEqualTo(-(12 + 1 + 5000));
+        assertThat(r).isEqualTo(-(NativeLayout.RECORD_HEADER_BYTES + 1 + 5000));
         ByteBuffer big = ByteBuffer.allocateDirect(-r);
         assertThat(cache.drain(big)).isEqualTo(-r);
         assertThat(cache.drain(big)).isZero();
@@ -281,6 +281,8 @@ class NativeHotStateCacheTest {
                 int state = buffer.getInt(pos + NativeLayout.RECORD_STATE_ID_OFFSET);
                 int keyLength = buffer.getInt(pos + NativeLayout.RECORD_KEY_LENGTH_OFFSET);
                 int valueLength = buffer.getInt(pos + NativeLayout.RECORD_VALUE_LENGTH_OFFSET);
+                // A ValueState's record names no map.
+                assertThat(buffer.getInt(pos + NativeLayout.RECORD_PREFIX_LENGTH_OFFSET)).isZero();
                 pos += NativeLayout.RECORD_HEADER_BYTES;
                 byte[] key = new byte[keyLength];
                 for (int i = 0; i < keyLength; i++) {

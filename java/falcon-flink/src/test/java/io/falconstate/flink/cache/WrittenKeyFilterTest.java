@@ -88,7 +88,7 @@ class WrittenKeyFilterTest {
     void anEmptyColumnFamilyKnowsEveryKeyAbsentUntilItIsWritten() {
         WrittenKeyFilter filter = new WrittenKeyFilter(1 << 20);
         assertThat(filter.needsBuild()).isTrue();
-        filter.build(db, state());
+        filter.build(db, state(), WrittenKeyFilter.WHOLE_KEY);
         assertThat(filter.usable()).isTrue();
         byte[] k = key(7);
         assertThat(filter.knowsAbsent(k, k.length)).isTrue();
@@ -106,7 +106,7 @@ class WrittenKeyFilterTest {
     @Test
     void noAddedKeyIsEverAbsentAndFewOthersArePresent() {
         WrittenKeyFilter filter = new WrittenKeyFilter(1 << 20);
-        filter.build(db, state()); // empty: capacity MIN_KEYS
+        filter.build(db, state(), WrittenKeyFilter.WHOLE_KEY); // empty: capacity MIN_KEYS
         int n = WrittenKeyFilter.MIN_KEYS;
         for (int i = 0; i < n; i++) {
             byte[] k = key(i);
@@ -131,7 +131,7 @@ class WrittenKeyFilterTest {
     @Test
     void aSaturatedFilterIsRebuiltFromWhatRocksDbHolds() throws RocksDBException {
         WrittenKeyFilter filter = new WrittenKeyFilter(1 << 20);
-        filter.build(db, state());
+        filter.build(db, state(), WrittenKeyFilter.WHOLE_KEY);
         int n = WrittenKeyFilter.MIN_KEYS * 2; // past its capacity even with false positives
         for (int i = 0; i < n; i++) {
             byte[] k = key(i);
@@ -144,7 +144,7 @@ class WrittenKeyFilterTest {
         for (int i = 0; i < n; i += 2) {
             db.delete(state(), key(i));
         }
-        filter.build(db, state());
+        filter.build(db, state(), WrittenKeyFilter.WHOLE_KEY);
         assertThat(filter.usable()).isTrue();
         assertThat(filter.builds()).isEqualTo(2);
         int knownAbsent = 0;
@@ -163,16 +163,63 @@ class WrittenKeyFilterTest {
     @Test
     void aStaleFilterAnswersNothingUntilRebuilt() throws RocksDBException {
         WrittenKeyFilter filter = new WrittenKeyFilter(1 << 20);
-        filter.build(db, state());
+        filter.build(db, state(), WrittenKeyFilter.WHOLE_KEY);
         db.put(state(), key(1), bytes("written past the filter"));
         filter.markStale();
         byte[] k = key(1);
         assertThat(filter.knowsAbsent(k, k.length)).isFalse();
         assertThat(filter.needsBuild()).isTrue();
-        filter.build(db, state());
+        filter.build(db, state(), WrittenKeyFilter.WHOLE_KEY);
         assertThat(filter.knowsAbsent(k, k.length)).isFalse();
         byte[] never = key(2);
         assertThat(filter.knowsAbsent(never, never.length)).isTrue();
+    }
+
+    /** A map's key: "map-" + map + "|" (its prefix, up to the bar) + user key. */
+    private static byte[] mapKey(int map, int userKey) {
+        return bytes("map-" + map + "|" + userKey);
+    }
+
+    private static final WrittenKeyFilter.KeyPrefix UP_TO_THE_BAR =
+            key -> {
+                for (int i = 0; i < key.length; i++) {
+                    if (key[i] == '|') {
+                        return i + 1;
+                    }
+                }
+                throw new AssertionError("no bar in a map key");
+            };
+
+    @Test
+    void aMapColumnFamilyIsFilteredByMapPrefixesCountingMapsNotEntries() throws RocksDBException {
+        int maxKeys = WrittenKeyFilter.MIN_KEYS;
+        int maps = maxKeys / 2 - 1; // under the limit, with three times as many entries
+        for (int map = 0; map < maps; map++) {
+            for (int userKey = 0; userKey < 3; userKey++) {
+                db.put(state(), mapKey(map, userKey), bytes("v"));
+            }
+        }
+        WrittenKeyFilter filter = new WrittenKeyFilter(maxKeys);
+        filter.build(db, state(), UP_TO_THE_BAR);
+        assertThat(filter.dropped()).isFalse();
+        assertThat(filter.usable()).isTrue();
+        int knownAbsent = 0;
+        for (int map = 0; map < 2 * maps; map++) {
+            byte[] prefix = bytes("map-" + map + "|");
+            boolean absent = filter.knowsAbsent(prefix, prefix.length);
+            if (map < maps) {
+                assertThat(absent).as("map %d", map).isFalse();
+            } else if (absent) {
+                knownAbsent++;
+            }
+        }
+        assertThat(knownAbsent).isGreaterThan(maps * 9 / 10);
+        // One more map than the limit: not filtered.
+        db.put(state(), mapKey(maps, 0), bytes("v"));
+        db.put(state(), mapKey(maps + 1, 0), bytes("v"));
+        WrittenKeyFilter full = new WrittenKeyFilter(maxKeys);
+        full.build(db, state(), UP_TO_THE_BAR);
+        assertThat(full.dropped()).isTrue();
     }
 
     @Test
@@ -182,7 +229,7 @@ class WrittenKeyFilterTest {
             db.put(state(), key(i), bytes("v"));
         }
         WrittenKeyFilter filter = new WrittenKeyFilter(maxKeys);
-        filter.build(db, state());
+        filter.build(db, state(), WrittenKeyFilter.WHOLE_KEY);
         assertThat(filter.dropped()).isTrue();
         assertThat(filter.needsBuild()).isFalse();
         byte[] never = key(maxKeys * 4);
