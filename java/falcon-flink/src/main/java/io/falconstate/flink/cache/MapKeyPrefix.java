@@ -6,7 +6,6 @@ package io.falconstate.flink.cache;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
-import org.apache.flink.util.FlinkRuntimeException;
 
 import java.io.IOException;
 
@@ -14,7 +13,8 @@ import java.io.IOException;
  * Where a MapState's stored RocksDB key ends its map prefix and starts the user key: the key group,
  * the key (its length after it iff ambiguous), the namespace (likewise), as {@link CacheKeyBuilder}
  * and Flink's {@code SerializedCompositeKeyBuilder} lay it out. Parsing deserializes the key and
- * the namespace; only the written-key filter's scans use it.
+ * the namespace; only the written-key filter's scans use it. A key it cannot parse gives -1: the
+ * filter gives up, and the state's maps are read as stock reads them.
  *
  * <p>Not thread-safe: the task thread, with the backend's key serializer.
  */
@@ -52,8 +52,8 @@ final class MapKeyPrefix implements WrittenKeyFilter.KeyPrefix {
             CompositeKeySerializationUtils.readKey(keySerializer, in, ambiguous);
             CompositeKeySerializationUtils.readNamespace(namespaceSerializer, in, ambiguous);
             return in.getPosition();
-        } catch (IOException e) {
-            throw new FlinkRuntimeException("[FALCON] cannot parse a stored map key", e);
+        } catch (IOException | RuntimeException e) {
+            return -1; // not a key this state's serializers wrote
         }
     }
 }

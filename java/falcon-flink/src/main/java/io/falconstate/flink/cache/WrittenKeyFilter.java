@@ -41,6 +41,7 @@ final class WrittenKeyFilter {
 
     /** How many leading bytes of a stored RocksDB key the filter holds. */
     interface KeyPrefix {
+        /** The length, or -1 when {@code key} cannot be parsed (the filter is then given up). */
         int lengthOf(byte[] key);
     }
 
@@ -149,6 +150,10 @@ final class WrittenKeyFilter {
                     return;
                 }
                 int length = prefix.lengthOf(key);
+                if (length < 0) {
+                    drop(); // a key of a layout the filter does not know: seek, as stock
+                    return;
+                }
                 if (count == hashes.length) {
                     hashes = java.util.Arrays.copyOf(hashes, count * 2);
                 }

@@ -223,6 +223,23 @@ class WrittenKeyFilterTest {
     }
 
     @Test
+    void aKeyThatCannotBeParsedGivesTheFilterUp() throws RocksDBException {
+        db.put(state(), mapKey(1, 0), bytes("v"));
+        db.put(state(), bytes("no bar here"), bytes("v"));
+        WrittenKeyFilter filter = new WrittenKeyFilter(1 << 20);
+        filter.build(
+                db,
+                state(),
+                key ->
+                        new String(key, StandardCharsets.UTF_8).contains("|")
+                                ? UP_TO_THE_BAR.lengthOf(key)
+                                : -1);
+        assertThat(filter.dropped()).isTrue();
+        byte[] never = bytes("map-2|");
+        assertThat(filter.knowsAbsent(never, never.length)).isFalse();
+    }
+
+    @Test
     void aColumnFamilyOfMoreThanHalfTheMaximumIsNotFiltered() throws RocksDBException {
         int maxKeys = WrittenKeyFilter.MIN_KEYS;
         for (int i = 0; i <= maxKeys / 2; i++) {
