@@ -10,6 +10,7 @@ import io.falconstate.flink.FalconStateBackendTest;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.configuration.Configuration;
@@ -142,46 +143,30 @@ public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
      */
     @Test
     public void testWrittenKeyFilterAnswersOnlyNeverWrittenKeys() throws Exception {
-        CheckpointableKeyedStateBackend<Integer> backend =
-                createKeyedBackend(IntSerializer.INSTANCE);
-        KeyedStateHandle snapshot;
-        try {
-            ValueState<String> state = stringState(backend, "windows");
-            writeAndReadBack(backend, state, 0, 200);
-            writeAndReadBack(backend, state, 200, 400);
-            for (int key = 1000; key < 1200; key++) {
-                backend.setCurrentKey(key);
-                assertThat(state.value()).isNull();
-            }
-            WrittenKeyFilter filter = writtenKeyFilter(backend, "windows");
-            checkNeverWrittenReads(filter, 150, true);
-            snapshot =
-                    runSnapshot(
-                            backend.snapshot(
-                                    1L,
-                                    1L,
-                                    createStreamFactory(),
-                                    CheckpointOptions.forCheckpointWithDefaultLocation()),
-                            new SharedStateRegistryImpl());
-        } finally {
-            backend.dispose();
-        }
-        CheckpointableKeyedStateBackend<Integer> restored =
-                restoreKeyedBackend(IntSerializer.INSTANCE, snapshot);
-        try {
-            ValueState<String> state = stringState(restored, "windows");
-            for (int key = 0; key < 400; key++) {
-                restored.setCurrentKey(key);
-                assertThat(state.value()).isEqualTo("v" + key);
-            }
-            for (int key = 2000; key < 2200; key++) {
-                restored.setCurrentKey(key);
-                assertThat(state.value()).isNull();
-            }
-            checkNeverWrittenReads(writtenKeyFilter(restored, "windows"), 150, false);
-        } finally {
-            restored.dispose();
-        }
+        acrossARestore(
+                IntSerializer.INSTANCE,
+                backend -> {
+                    ValueState<String> state = stringState(backend, "windows");
+                    writeAndReadBack(backend, state, 0, 200);
+                    writeAndReadBack(backend, state, 200, 400);
+                    for (int key = 1000; key < 1200; key++) {
+                        backend.setCurrentKey(key);
+                        assertThat(state.value()).isNull();
+                    }
+                    checkNeverWrittenReads(writtenKeyFilter(backend, "windows"), 150, true);
+                },
+                restored -> {
+                    ValueState<String> state = stringState(restored, "windows");
+                    for (int key = 0; key < 400; key++) {
+                        restored.setCurrentKey(key);
+                        assertThat(state.value()).isEqualTo("v" + key);
+                    }
+                    for (int key = 2000; key < 2200; key++) {
+                        restored.setCurrentKey(key);
+                        assertThat(state.value()).isNull();
+                    }
+                    checkNeverWrittenReads(writtenKeyFilter(restored, "windows"), 150, false);
+                });
     }
 
     /**
@@ -193,15 +178,41 @@ public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
      */
     @Test
     public void testWrittenKeyFilterAnswersOnlyNeverWrittenMaps() throws Exception {
-        CheckpointableKeyedStateBackend<String> backend =
-                createKeyedBackend(StringSerializer.INSTANCE);
+        acrossARestore(
+                StringSerializer.INSTANCE,
+                backend -> {
+                    MapsUnderTest maps = new MapsUnderTest(backend);
+                    maps.writeAndReadBack(0, 200);
+                    maps.writeAndReadBack(200, 400);
+                    maps.readNeverWritten(1000, 1200);
+                    checkNeverWrittenReads(writtenKeyFilter(backend, "maps"), 300, true);
+                },
+                restored -> {
+                    MapsUnderTest maps = new MapsUnderTest(restored);
+                    for (int key = 0; key < 400; key++) {
+                        maps.check(key);
+                    }
+                    maps.readNeverWritten(2000, 2200);
+                    checkNeverWrittenReads(writtenKeyFilter(restored, "maps"), 300, false);
+                });
+    }
+
+    /** Steps on one backend. */
+    private interface BackendSteps<K> {
+        void run(CheckpointableKeyedStateBackend<K> backend) throws Exception;
+    }
+
+    /**
+     * Runs {@code before} on a new backend, checkpoints it, and runs {@code after} on a backend
+     * restored from that checkpoint; disposes both.
+     */
+    private <K> void acrossARestore(
+            TypeSerializer<K> keySerializer, BackendSteps<K> before, BackendSteps<K> after)
+            throws Exception {
+        CheckpointableKeyedStateBackend<K> backend = createKeyedBackend(keySerializer);
         KeyedStateHandle snapshot;
         try {
-            InternalMapState<String, String, Integer, String> state = mapState(backend);
-            writeMapsAndReadBack(backend, state, 0, 200);
-            writeMapsAndReadBack(backend, state, 200, 400);
-            readNeverWrittenMaps(backend, state, 1000, 1200);
-            checkNeverWrittenReads(writtenKeyFilter(backend, "maps"), 300, true);
+            before.run(backend);
             snapshot =
                     runSnapshot(
                             backend.snapshot(
@@ -213,93 +224,80 @@ public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
         } finally {
             backend.dispose();
         }
-        CheckpointableKeyedStateBackend<String> restored =
-                restoreKeyedBackend(StringSerializer.INSTANCE, snapshot);
+        CheckpointableKeyedStateBackend<K> restored = restoreKeyedBackend(keySerializer, snapshot);
         try {
-            InternalMapState<String, String, Integer, String> state = mapState(restored);
-            for (int key = 0; key < 400; key++) {
-                checkMap(restored, state, key);
-            }
-            readNeverWrittenMaps(restored, state, 2000, 2200);
-            checkNeverWrittenReads(writtenKeyFilter(restored, "maps"), 300, false);
+            after.run(restored);
         } finally {
             restored.dispose();
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private static InternalMapState<String, String, Integer, String> mapState(
-            CheckpointableKeyedStateBackend<String> backend) throws Exception {
-        return (InternalMapState<String, String, Integer, String>)
-                backend.getOrCreateKeyedState(
-                        StringSerializer.INSTANCE,
-                        new MapStateDescriptor<>(
-                                "maps", IntSerializer.INSTANCE, StringSerializer.INSTANCE));
-    }
+    /** The MapState "maps" (String keys and namespaces) of one backend, with the test's steps. */
+    private static final class MapsUnderTest {
 
-    private static String key(int key) {
-        return "key-" + key;
-    }
+        private final CheckpointableKeyedStateBackend<String> backend;
+        private final InternalMapState<String, String, Integer, String> state;
 
-    private static String namespace(int key) {
-        return "window-" + (key % 3);
-    }
+        @SuppressWarnings("unchecked")
+        MapsUnderTest(CheckpointableKeyedStateBackend<String> backend) throws Exception {
+            this.backend = backend;
+            this.state =
+                    (InternalMapState<String, String, Integer, String>)
+                            backend.getOrCreateKeyedState(
+                                    StringSerializer.INSTANCE,
+                                    new MapStateDescriptor<>(
+                                            "maps",
+                                            IntSerializer.INSTANCE,
+                                            StringSerializer.INSTANCE));
+        }
 
-    /**
-     * Key {@code key}'s map in its namespace gets {1: "a" + key, 2: "b" + key}, through the cache
-     * for even keys; all read back.
-     */
-    private static void writeMapsAndReadBack(
-            CheckpointableKeyedStateBackend<String> backend,
-            InternalMapState<String, String, Integer, String> state,
-            int from,
-            int to)
-            throws Exception {
-        for (int key = from; key < to; key++) {
-            backend.setCurrentKey(key(key));
-            state.setCurrentNamespace(namespace(key));
-            if (key % 2 == 0) {
-                // Read first (as a join does): the map is loaded, empty, and the puts stay in the
-                // cache until the write-back; otherwise they go to RocksDB directly.
-                assertThat(state.get(1)).isNull();
+        private void select(int key, String namespace) {
+            backend.setCurrentKey("key-" + key);
+            state.setCurrentNamespace(namespace);
+        }
+
+        private static String namespace(int key) {
+            return "window-" + (key % 3);
+        }
+
+        /**
+         * Key {@code key}'s map in its namespace gets {1: "a" + key, 2: "b" + key}, through the
+         * cache for even keys; all read back.
+         */
+        void writeAndReadBack(int from, int to) throws Exception {
+            for (int key = from; key < to; key++) {
+                select(key, namespace(key));
+                if (key % 2 == 0) {
+                    // Read first (as a join does): the map is loaded, empty, and the puts stay in
+                    // the cache until the write-back; otherwise they go to RocksDB directly.
+                    assertThat(state.get(1)).isNull();
+                }
+                state.put(1, "a" + key);
+                state.put(2, "b" + key);
             }
-            state.put(1, "a" + key);
-            state.put(2, "b" + key);
+            for (int key = from; key < to; key++) {
+                check(key);
+            }
         }
-        for (int key = from; key < to; key++) {
-            checkMap(backend, state, key);
-        }
-    }
 
-    private static void checkMap(
-            CheckpointableKeyedStateBackend<String> backend,
-            InternalMapState<String, String, Integer, String> state,
-            int key)
-            throws Exception {
-        backend.setCurrentKey(key(key));
-        state.setCurrentNamespace(namespace(key));
-        assertThat(state.get(1)).as("key %d", key).isEqualTo("a" + key);
-        assertThat(state.get(2)).as("key %d", key).isEqualTo("b" + key);
-        assertThat(state.isEmpty()).isFalse();
-    }
-
-    /** Maps of keys [from, to), and of written keys in a namespace nobody used: all empty. */
-    private static void readNeverWrittenMaps(
-            CheckpointableKeyedStateBackend<String> backend,
-            InternalMapState<String, String, Integer, String> state,
-            int from,
-            int to)
-            throws Exception {
-        for (int key = from; key < to; key++) {
-            backend.setCurrentKey(key(key));
-            state.setCurrentNamespace(namespace(key));
-            assertThat(state.get(1)).isNull();
-            assertThat(state.isEmpty()).isTrue();
+        void check(int key) throws Exception {
+            select(key, namespace(key));
+            assertThat(state.get(1)).as("key %d", key).isEqualTo("a" + key);
+            assertThat(state.get(2)).as("key %d", key).isEqualTo("b" + key);
+            assertThat(state.isEmpty()).isFalse();
         }
-        for (int key = 0; key < to - from; key++) {
-            backend.setCurrentKey(key(key));
-            state.setCurrentNamespace("unused");
-            assertThat(state.contains(1)).isFalse();
+
+        /** Maps of keys [from, to), and of written keys in a namespace nobody used: all empty. */
+        void readNeverWritten(int from, int to) throws Exception {
+            for (int key = from; key < to; key++) {
+                select(key, namespace(key));
+                assertThat(state.get(1)).isNull();
+                assertThat(state.isEmpty()).isTrue();
+            }
+            for (int key = 0; key < to - from; key++) {
+                select(key, "unused");
+                assertThat(state.contains(1)).isFalse();
+            }
         }
     }
 
