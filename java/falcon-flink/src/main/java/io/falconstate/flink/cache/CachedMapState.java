@@ -149,10 +149,13 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         int prefixLength = prefix();
         int keyLength = serializeUserKey(userKey);
         int result = lookUp(prefixLength, keyLength);
-        if (result >= 0) {
-            return deserializeValue(valueBuffer, 0, result);
+        if (result == NativeMapCache.ABSENT) {
+            return null;
         }
-        return result == NativeMapCache.ABSENT ? null : rocksDbState.get(userKey);
+        if (result < 0) {
+            result = readThrough(prefixLength, keyLength);
+        }
+        return result >= 0 ? deserializeValue(valueBuffer, 0, result) : null;
     }
 
     @Override
@@ -166,7 +169,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         if (result >= 0) {
             return true;
         }
-        return result != NativeMapCache.ABSENT && rocksDbState.contains(userKey);
+        return result != NativeMapCache.ABSENT && readThrough(prefixLength, keyLength) >= 0;
     }
 
     @Override
@@ -190,16 +193,59 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     }
 
     /**
-     * Writes the serialized user key and value of the current map into RocksDB, or deletes the key
-     * ({@code valueLength < 0}): the bytes {@code RocksDBMapState} would write, serialized once.
+     * Reads the serialized user key of the current map, which is not cached, from RocksDB into
+     * {@link #valueBuffer}: its length, or -1 when RocksDB has no such key. The key is the one the
+     * cache lookup serialized: a map over the cap costs one serialization per operation, as stock.
      */
-    private void writeThrough(int prefixLength, int keyLength, int valueLength) {
+    private int readThrough(int prefixLength, int keyLength) {
+        int length = rawKey(prefixLength, keyLength);
+        try {
+            int found =
+                    db.get(
+                            columnFamily,
+                            readOptions,
+                            rawKey,
+                            0,
+                            length,
+                            valueBuffer,
+                            0,
+                            valueBuffer.length);
+            if (found > valueBuffer.length) {
+                valueBuffer = new byte[grow(found)];
+                found =
+                        db.get(
+                                columnFamily,
+                                readOptions,
+                                rawKey,
+                                0,
+                                length,
+                                valueBuffer,
+                                0,
+                                valueBuffer.length);
+            }
+            return found == RocksDB.NOT_FOUND ? -1 : found;
+        } catch (RocksDBException e) {
+            throw new FlinkRuntimeException("Error while getting data from RocksDB.", e);
+        }
+    }
+
+    /** Copies the current map's prefix and the serialized user key into {@link #rawKey}. */
+    private int rawKey(int prefixLength, int keyLength) {
         int length = prefixLength + keyLength;
         if (rawKey.length < length) {
             rawKey = new byte[Math.max(length, 2 * rawKey.length)];
         }
         System.arraycopy(keyBuilder.buffer(), 0, rawKey, 0, prefixLength);
         System.arraycopy(keyOut.getSharedBuffer(), 0, rawKey, prefixLength, keyLength);
+        return length;
+    }
+
+    /**
+     * Writes the serialized user key and value of the current map into RocksDB, or deletes the key
+     * ({@code valueLength < 0}): the bytes {@code RocksDBMapState} would write, serialized once.
+     */
+    private void writeThrough(int prefixLength, int keyLength, int valueLength) {
+        int length = rawKey(prefixLength, keyLength);
         try {
             if (valueLength < 0) {
                 db.delete(columnFamily, manager.writeOptions(), rawKey, 0, length);

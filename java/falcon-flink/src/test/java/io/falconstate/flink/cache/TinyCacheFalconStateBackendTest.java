@@ -7,6 +7,7 @@ import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconStateBackend;
 import io.falconstate.flink.FalconStateBackendTest;
 
+import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -103,6 +104,49 @@ public class TinyCacheFalconStateBackendTest extends FalconStateBackendTest {
             assertThat(state.value()).isEqualTo(large);
             backend.setCurrentKey(2);
             assertThat(state.value()).isEqualTo("small");
+        } finally {
+            backend.dispose();
+        }
+    }
+
+    /**
+     * A map too large for the cache is read from RocksDB with the bytes the cache lookup
+     * serialized: values of every size (larger than the read buffer too), null values, and keys it
+     * does not hold.
+     */
+    @Test
+    public void testMapTooLargeForTheCacheIsReadFromRocksDb() throws Exception {
+        CheckpointableKeyedStateBackend<Integer> backend =
+                createKeyedBackend(IntSerializer.INSTANCE);
+        try {
+            MapState<Integer, String> map =
+                    backend.getPartitionedState(
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            new MapStateDescriptor<>(
+                                    "large-map",
+                                    IntSerializer.INSTANCE,
+                                    StringSerializer.INSTANCE));
+            backend.setCurrentKey(7);
+            StringBuilder value = new StringBuilder("v");
+            for (int i = 0; i < 16; i++) {
+                map.put(i, i == 3 ? null : value.toString());
+                value.append(value); // 1 to 32,768 characters: past every buffer's first size
+            }
+            HotStateCacheManager<Integer> cache =
+                    ((FalconKeyedStateBackend<Integer>) backend).getHotStateCache();
+            assertThat(cache).isNotNull();
+            for (int round = 0; round < 2; round++) {
+                value.setLength(1);
+                for (int i = 0; i < 16; i++) {
+                    assertThat(map.get(i)).isEqualTo(i == 3 ? null : value.toString());
+                    assertThat(map.contains(i)).isTrue();
+                    value.append(value);
+                }
+                assertThat(map.get(16)).isNull();
+                assertThat(map.contains(-1)).isFalse();
+            }
+            assertThat(cache.mapStats("large-map").oversized()).isPositive();
         } finally {
             backend.dispose();
         }
