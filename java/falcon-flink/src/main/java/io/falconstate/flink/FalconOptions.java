@@ -119,8 +119,8 @@ public final class FalconOptions {
                     .withDescription(
                             "Self-switching cache: a state whose reads hit the cache less than "
                                     + "this share (a MapState: "
-                                    + "cache.map-state.bypass-hit-ratio) for two windows in a row (or most of whose "
-                                    + "operations the cache cannot hold: maps over the cap, "
+                                    + "cache.map-state.bypass-hit-ratio) for two windows in a row (or more than three "
+                                    + "quarters of whose operations the cache cannot hold: maps over the cap, "
                                     + "values over the quota) goes straight to RocksDB, and is "
                                     + "cached again for a trial later. 0 keeps every state "
                                     + "cached; allowed 0 to <1.");

@@ -14,15 +14,15 @@ import java.util.function.Supplier;
  *
  * <p>Every operation of the state calls {@link #direct()}: one counter decrement and a branch.
  * Every {@link #window} operations of a cached state, the change in the state's native statistics
- * decides: a state whose reads hit less than {@code threshold}, or most of whose operations the
- * cache could not hold (maps over the cap, values over the quota), for {@link #ENTER_WINDOWS}
- * windows in a row is switched to RocksDB. Its cache entries are written back and dropped first, so
- * RocksDB holds the truth and nothing stays behind to go stale. After {@link #probeInterval}
- * operations (doubled for each failed try, up to 64x) the state is cached again for a trial: the
- * first trial window warms the cache, the second decides. A state that warmed up stays cached.
- * Trial windows are a quarter of a normal one: a trial of a state that still does not pay costs
- * what its misses cost (for a MapState of large maps, a seek and a scan of up to the map cap per
- * miss), and Nexmark q7 at 5 M events ran at 0.3-0.6x stock with full-length trials, 0.8x with
+ * decides: a state whose reads hit less than {@code threshold}, or more than three quarters of
+ * whose operations the cache could not hold (maps over the cap, values over the quota), for {@link
+ * #ENTER_WINDOWS} windows in a row is switched to RocksDB. Its cache entries are written back and
+ * dropped first, so RocksDB holds the truth and nothing stays behind to go stale. After {@link
+ * #probeInterval} operations (doubled for each failed try, up to 64x) the state is cached again for
+ * a trial: the first trial window warms the cache, the second decides. A state that warmed up stays
+ * cached. Trial windows are a quarter of a normal one: a trial of a state that still does not pay
+ * costs what its misses cost (for a MapState of large maps, a seek and a scan of up to the map cap
+ * per miss), and Nexmark q7 at 5 M events ran at 0.3-0.6x stock with full-length trials, 0.8x with
  * none. A trial that is cut short errs towards RocksDB, the stock behaviour.
  *
  * <p>Each change is one {@code [FALCON]} line ({@link FalconLog#cacheSwitchedOff}, {@link
@@ -47,6 +47,14 @@ final class CacheSwitch {
      * absorbs the writes (coalescing them until write-back), so it pays whatever the hit ratio.
      */
     private static final int MIN_READ_SHARE_DIVISOR = 8;
+
+    /**
+     * A window more than this share of whose operations the cache could not hold (in quarters) is
+     * low: such an operation costs the stock operation plus a cache lookup (a few percent of a
+     * RocksDB read), while a hit saves most of one, so a state whose other operations hit pays for
+     * up to three not-cacheable operations per cacheable one.
+     */
+    private static final int NOT_CACHEABLE_QUARTERS = 3;
 
     /** A switch that never leaves the cache (metrics of a state without one). */
     static final CacheSwitch NEVER = new CacheSwitch("", 0.0, 1, 1, () -> null, () -> {});
@@ -187,7 +195,7 @@ final class CacheSwitch {
 
     /** Why a window of {@code ops} operations shows the cache does not pay, or null. */
     private String lowReason(int ops, long reads, long hits, long notCached) {
-        if (notCached * 2 > ops) {
+        if (notCached * 4 > (long) ops * NOT_CACHEABLE_QUARTERS) {
             return notCached
                     + " of "
                     + ops
