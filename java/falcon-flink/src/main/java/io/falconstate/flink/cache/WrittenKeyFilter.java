@@ -10,6 +10,7 @@ import org.rocksdb.RocksIterator;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * The keys one cached state's column family may hold: a Bloom filter over every key that went into
@@ -50,6 +51,13 @@ final class WrittenKeyFilter {
 
     /** Smallest capacity in keys (24 KiB of filter). */
     static final int MIN_KEYS = 1 << 14;
+
+    /**
+     * Keys of one map a build steps over before it seeks past the map: a seek costs about as much
+     * as this many steps, so a map of a few entries is stepped through and a large one (a hot
+     * key's, a distinct count's) costs one seek instead of a read of every entry.
+     */
+    static final int STEPS_BEFORE_SEEK = 16;
 
     private static final int BITS_PER_KEY = 12;
     private static final int LONGS_PER_BLOCK = 8;
@@ -126,8 +134,9 @@ final class WrittenKeyFilter {
      * written so far is in RocksDB (no write-back records pending).
      *
      * <p>With a {@code prefix} shorter than the key (a MapState's map), the keys after the first of
-     * a map start with its prefix and are skipped unparsed: Flink's own map iteration and {@code
-     * clear} rely on no map's prefix starting with another's.
+     * a map start with its prefix and are skipped unparsed, and a map of more than {@link
+     * #STEPS_BEFORE_SEEK} keys is left with a seek to the first key after its prefix: Flink's own
+     * map iteration and {@code clear} rely on no map's prefix starting with another's.
      */
     void build(RocksDB db, ColumnFamilyHandle columnFamily, KeyPrefix prefix) {
         needsBuild = false;
@@ -138,13 +147,22 @@ final class WrittenKeyFilter {
         long[] hashes = new long[1024];
         byte[] last = null;
         int lastLength = 0;
+        int steps = 0;
         try (ReadOptions options = new ReadOptions().setTotalOrderSeek(true);
                 RocksIterator it = db.newIterator(columnFamily, options)) {
-            for (it.seekToFirst(); it.isValid(); it.next()) {
+            it.seekToFirst();
+            while (it.isValid()) {
                 byte[] key = it.key();
                 if (last != null && lastLength < key.length && startsWith(key, last, lastLength)) {
-                    continue; // the same map
+                    // The same map: step over a few keys, seek past a large map.
+                    if (++steps < STEPS_BEFORE_SEEK) {
+                        it.next();
+                    } else if (!seekPast(it, last, lastLength)) {
+                        break; // no key can follow this map's prefix
+                    }
+                    continue;
                 }
+                steps = 0;
                 if (count == limit) {
                     drop();
                     return;
@@ -155,7 +173,7 @@ final class WrittenKeyFilter {
                     return;
                 }
                 if (count == hashes.length) {
-                    hashes = java.util.Arrays.copyOf(hashes, count * 2);
+                    hashes = Arrays.copyOf(hashes, count * 2);
                 }
                 hashes[count++] = hash(key, length);
                 if (length < key.length) {
@@ -164,6 +182,7 @@ final class WrittenKeyFilter {
                 } else {
                     last = null;
                 }
+                it.next();
             }
         }
         allocate(Math.min(maxKeys, Math.max(MIN_KEYS, count * 4)));
@@ -193,6 +212,23 @@ final class WrittenKeyFilter {
         return dropped;
     }
 
+    /**
+     * Positions {@code it} at the first key that does not start with the first {@code length} bytes
+     * of {@code key}: a seek to the prefix's successor in unsigned byte order. False when there is
+     * none (the prefix is all 0xFF bytes): no key can follow.
+     */
+    private static boolean seekPast(RocksIterator it, byte[] key, int length) {
+        byte[] successor = Arrays.copyOf(key, length);
+        for (int i = length - 1; i >= 0; i--) {
+            if (successor[i] != (byte) 0xFF) {
+                successor[i]++;
+                it.seek(Arrays.copyOf(successor, i + 1));
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean startsWith(byte[] key, byte[] prefix, int length) {
         for (int i = 0; i < length; i++) {
             if (key[i] != prefix[i]) {
@@ -218,7 +254,7 @@ final class WrittenKeyFilter {
         if (blocks == null || blocks.length != blockCount * LONGS_PER_BLOCK) {
             blocks = new long[blockCount * LONGS_PER_BLOCK];
         } else {
-            java.util.Arrays.fill(blocks, 0L);
+            Arrays.fill(blocks, 0L);
         }
         blockMask = blockCount - 1;
         capacity = keys;

@@ -6,6 +6,7 @@ package io.falconstate.flink.cache;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -220,6 +221,54 @@ class WrittenKeyFilterTest {
         WrittenKeyFilter full = new WrittenKeyFilter(maxKeys);
         full.build(db, state(), UP_TO_THE_BAR);
         assertThat(full.dropped()).isTrue();
+    }
+
+    /**
+     * Maps of 1 to 300 keys at prefixes whose successors carry (0x00FF to 0x0100) or do not exist
+     * (0xFFFF): the build steps over small maps and seeks past large ones, and finds every map.
+     */
+    @Test
+    @Timeout(60)
+    void largeMapsAreSkippedWithASeekAndNoMapIsMissed() throws RocksDBException {
+        int steps = WrittenKeyFilter.STEPS_BEFORE_SEEK;
+        int[][] maps = {
+            {0x00FE, 1},
+            {0x00FF, 300},
+            {0x0100, 1},
+            {0x0101, steps},
+            {0x0102, steps + 1},
+            {0x7FFF, 300},
+            {0x8000, 1},
+            {0xFFFE, 2},
+            {0xFFFF, 300}
+        };
+        for (int[] map : maps) {
+            for (int userKey = 0; userKey < map[1]; userKey++) {
+                db.put(
+                        state(),
+                        new byte[] {
+                            (byte) (map[0] >> 8),
+                            (byte) map[0],
+                            (byte) (userKey >> 8),
+                            (byte) userKey
+                        },
+                        bytes("v"));
+            }
+        }
+        WrittenKeyFilter filter = new WrittenKeyFilter(1 << 20);
+        filter.build(db, state(), key -> 2);
+        assertThat(filter.usable()).isTrue();
+        for (int[] map : maps) {
+            byte[] prefix = {(byte) (map[0] >> 8), (byte) map[0]};
+            assertThat(filter.knowsAbsent(prefix, 2)).as("map %04x", map[0]).isFalse();
+        }
+        int knownAbsent = 0;
+        for (int never = 0x0200; never < 0x0300; never++) {
+            if (filter.knowsAbsent(new byte[] {(byte) (never >> 8), (byte) never}, 2)) {
+                knownAbsent++;
+            }
+        }
+        assertThat(knownAbsent).isGreaterThan(240);
     }
 
     @Test
