@@ -290,15 +290,15 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     /**
      * A ValueState's counters: reads are gets; hits include known-absent keys, in the cache or by
-     * the written-key filter (a miss the filter answers costs no RocksDB read).
+     * the written-key filter. A read the filter answers missed the cache first; it costs no RocksDB
+     * read, so it is a hit and not also a miss.
      */
     private CacheSwitch.Window valueWindow(int stateId, WrittenKeyFilter writtenKeys) {
         CacheStats s = cache.stats(stateId);
-        long hits =
-                s.hits()
-                        + s.absentHits()
-                        + (writtenKeys == null ? 0 : writtenKeys.knownAbsentReads());
-        return new CacheSwitch.Window(hits + s.misses(), hits, s.notCached());
+        long filtered = writtenKeys == null ? 0 : writtenKeys.knownAbsentReads();
+        long hits = s.hits() + s.absentHits() + filtered;
+        long misses = Math.max(0, s.misses() - filtered);
+        return new CacheSwitch.Window(hits + misses, hits, s.notCached());
     }
 
     /**

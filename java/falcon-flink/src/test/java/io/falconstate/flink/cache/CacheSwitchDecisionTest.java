@@ -11,6 +11,8 @@ import io.falconstate.flink.nativeaccess.NativeLibrary;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.configuration.Configuration;
@@ -37,11 +39,12 @@ import java.util.Collections;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * How a real MapState's self-switching judges maps over the cap: reads of such a map cost what the
+ * What real states' self-switching counts. A MapState: reads of a map over the cap cost what the
  * stock read costs, so they are left out of the hit ratio (the state is judged by the maps the
- * cache holds), and a state that is mostly such reads still goes to RocksDB.
+ * cache holds), and a state that is mostly such reads still goes to RocksDB. A ValueState: a read
+ * the written-key filter answers is a hit, not a miss as well.
  */
-class MapCacheSwitchDecisionTest {
+class CacheSwitchDecisionTest {
 
     private static final int WINDOW = 64;
     private static final int OVERSIZED_KEY = 0;
@@ -66,6 +69,7 @@ class MapCacheSwitchDecisionTest {
         Configuration config = new Configuration();
         config.set(FalconOptions.CACHE_MAP_STATE_MAX_BYTES_PER_MAP, MemorySize.parse("1kb"));
         config.set(FalconOptions.CACHE_MAP_STATE_BYPASS_HIT_RATIO, 0.75);
+        config.set(FalconOptions.CACHE_BYPASS_HIT_RATIO, 0.75);
         config.set(FalconOptions.CACHE_SWITCH_WINDOW, WINDOW);
         config.set(FalconOptions.CACHE_SWITCH_RETRY_OPERATIONS, 1_000_000L);
         backend =
@@ -140,6 +144,26 @@ class MapCacheSwitchDecisionTest {
         assertThat(cache().mapStats("mixed").oversized()).isPositive();
         assertThat(cache().cacheSwitchedOff("mixed")).isZero();
         assertThat(cache().directOperations("mixed")).isZero();
+    }
+
+    /**
+     * Every read is of a key never written, which the written-key filter answers without RocksDB:
+     * counted as a hit and a miss, the ratio would be 0.5, under the 0.75 threshold.
+     */
+    @Test
+    void readsTheWrittenKeyFilterAnswersAreHits() throws Exception {
+        ValueState<String> state =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        new ValueStateDescriptor<>("values", StringSerializer.INSTANCE));
+        for (int key = 0; key < 40 * WINDOW; key++) {
+            backend.setCurrentKey(key);
+            assertThat(state.value()).isNull();
+        }
+        assertThat(cache().writtenKeyFilter("values").knownAbsentReads())
+                .isGreaterThan(30L * WINDOW);
+        assertThat(cache().cacheSwitchedOff("values")).isZero();
     }
 
     /**
