@@ -20,7 +20,8 @@ import java.util.function.Supplier;
  * dropped first, so RocksDB holds the truth and nothing stays behind to go stale. After {@link
  * #probeInterval} operations (doubled for each failed try, up to 64x) the state is cached again for
  * a trial: the first trial window warms the cache, the second decides. A state that warmed up stays
- * cached. Trial windows are a quarter of a normal one: a trial of a state that still does not pay
+ * cached; one that passes a trial and goes low again before a full window passes counts as a failed
+ * trial. Trial windows are a quarter of a normal one: a trial of a state that still does not pay
  * costs what its misses cost (for a MapState of large maps, a seek and a scan of up to the map cap
  * per miss), and Nexmark q7 at 5 M events ran at 0.3-0.6x stock with full-length trials, 0.8x with
  * none. A trial that is cut short errs towards RocksDB, the stock behaviour.
@@ -74,6 +75,15 @@ final class CacheSwitch {
 
     private boolean direct;
     private boolean trial;
+
+    /**
+     * Back from a passed trial, before its first full window that is not low. A state that leaves
+     * again in that time counts as a failed trial: a trial window is short, and a state whose
+     * operations come in runs (a mini-batch aggregate's keys, one after another) can pass one by
+     * chance and fail every full window after it.
+     */
+    private boolean probation;
+
     private int lowWindows;
     private int probeMultiplier = 1;
 
@@ -167,20 +177,24 @@ final class CacheSwitch {
             lowWindows = 0;
             if (trial) {
                 trial = false;
-                probeMultiplier = 1;
+                probation = true;
                 currentWindow = window;
                 opsLeft = window;
                 FalconLog.cacheSwitchedOn(description, ratio(hits, reads), reads);
+            } else if (probation) {
+                probation = false;
+                probeMultiplier = 1;
             }
             return;
         }
         if (!trial && ++lowWindows < ENTER_WINDOWS) {
             return;
         }
-        if (trial) {
+        if (trial || probation) {
             probeMultiplier = Math.min(probeMultiplier * 2, MAX_PROBE_MULTIPLIER);
         }
         trial = false;
+        probation = false;
         currentWindow = window;
         lowWindows = 0;
         dropCachedEntries.run();

@@ -113,6 +113,38 @@ class CacheSwitchTest {
     }
 
     @Test
+    void aStateLowAgainRightAfterAPassedTrialCountsAsAFailedTrial() {
+        CacheSwitch s = newSwitch(0.3);
+        run(s, 3 * WINDOW, 0.1, true); // off, waits RETRY
+        run(s, RETRY, 0.9, true); // trial starts
+        run(s, 2 * TRIAL_WINDOW, 0.9, true); // the trial passes
+        assertThat(s.isDirect()).isFalse();
+        run(s, 2 * WINDOW, 0.1, true); // its first two full windows are low
+        assertThat(s.isDirect()).isTrue();
+        assertThat(s.switches()).isEqualTo(2);
+        run(s, 2 * RETRY - 1, 0.1, true);
+        assertThat(s.isDirect()).as("still waiting the doubled interval").isTrue();
+        run(s, 1, 0.1, true);
+        assertThat(s.isDirect()).isFalse();
+    }
+
+    @Test
+    void aFullWindowThatPassesAfterATrialResetsTheWait() {
+        CacheSwitch s = newSwitch(0.3);
+        run(s, 3 * WINDOW, 0.1, true); // off, waits RETRY
+        run(s, RETRY, 0.9, true); // trial starts
+        run(s, 2 * TRIAL_WINDOW, 0.9, true); // the trial passes
+        run(s, WINDOW, 0.9, true); // and a full window
+        run(s, 2 * WINDOW, 0.1, true); // low later: off, a new start
+        assertThat(s.isDirect()).isTrue();
+        assertThat(s.switches()).isEqualTo(2);
+        run(s, RETRY - 1, 0.1, true);
+        assertThat(s.isDirect()).isTrue();
+        run(s, 1, 0.1, true);
+        assertThat(s.isDirect()).as("tried again after the first interval").isFalse();
+    }
+
+    @Test
     void theWaitStopsGrowingAt64Times() {
         CacheSwitch s = newSwitch(0.3);
         run(s, 3 * WINDOW, 0.0, true);
