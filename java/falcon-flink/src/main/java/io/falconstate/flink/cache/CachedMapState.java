@@ -200,33 +200,21 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     private int readThrough(int prefixLength, int keyLength) {
         int length = rawKey(prefixLength, keyLength);
         try {
-            int found =
-                    db.get(
-                            columnFamily,
-                            readOptions,
-                            rawKey,
-                            0,
-                            length,
-                            valueBuffer,
-                            0,
-                            valueBuffer.length);
+            int found = getInto(length);
             if (found > valueBuffer.length) {
                 valueBuffer = new byte[grow(found)];
-                found =
-                        db.get(
-                                columnFamily,
-                                readOptions,
-                                rawKey,
-                                0,
-                                length,
-                                valueBuffer,
-                                0,
-                                valueBuffer.length);
+                found = getInto(length);
             }
             return found == RocksDB.NOT_FOUND ? -1 : found;
         } catch (RocksDBException e) {
             throw new FlinkRuntimeException("Error while getting data from RocksDB.", e);
         }
+    }
+
+    /** The value of the first {@code length} bytes of {@link #rawKey}: its size, or NOT_FOUND. */
+    private int getInto(int length) throws RocksDBException {
+        return db.get(
+                columnFamily, readOptions, rawKey, 0, length, valueBuffer, 0, valueBuffer.length);
     }
 
     /** Copies the current map's prefix and the serialized user key into {@link #rawKey}. */

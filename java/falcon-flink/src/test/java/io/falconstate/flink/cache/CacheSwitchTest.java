@@ -112,13 +112,19 @@ class CacheSwitchTest {
         assertThat(s.isDirect()).isFalse();
     }
 
-    @Test
-    void aStateLowAgainRightAfterAPassedTrialCountsAsAFailedTrial() {
+    /** A new switch that went to RocksDB, waited the first interval and passed its trial. */
+    private CacheSwitch afterAPassedTrial() {
         CacheSwitch s = newSwitch(0.3);
         run(s, 3 * WINDOW, 0.1, true); // off, waits RETRY
         run(s, RETRY, 0.9, true); // trial starts
         run(s, 2 * TRIAL_WINDOW, 0.9, true); // the trial passes
         assertThat(s.isDirect()).isFalse();
+        return s;
+    }
+
+    @Test
+    void aStateLowAgainRightAfterAPassedTrialCountsAsAFailedTrial() {
+        CacheSwitch s = afterAPassedTrial();
         run(s, 2 * WINDOW, 0.1, true); // its first two full windows are low
         assertThat(s.isDirect()).isTrue();
         assertThat(s.switches()).isEqualTo(2);
@@ -130,10 +136,7 @@ class CacheSwitchTest {
 
     @Test
     void aFullWindowThatPassesAfterATrialResetsTheWait() {
-        CacheSwitch s = newSwitch(0.3);
-        run(s, 3 * WINDOW, 0.1, true); // off, waits RETRY
-        run(s, RETRY, 0.9, true); // trial starts
-        run(s, 2 * TRIAL_WINDOW, 0.9, true); // the trial passes
+        CacheSwitch s = afterAPassedTrial();
         run(s, WINDOW, 0.9, true); // and a full window
         run(s, 2 * WINDOW, 0.1, true); // low later: off, a new start
         assertThat(s.isDirect()).isTrue();
