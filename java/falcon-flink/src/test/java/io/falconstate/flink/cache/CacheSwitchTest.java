@@ -106,10 +106,18 @@ class CacheSwitchTest {
         run(s, 1, 0.1, true);
         assertThat(s.isDirect()).isTrue();
         assertThat(s.switches()).isEqualTo(2);
-        run(s, 2 * RETRY - 1, 0.1, true);
-        assertThat(s.isDirect()).as("still waiting the doubled interval").isTrue();
+        assertTriedAgainAfter(s, 2 * RETRY);
+    }
+
+    /**
+     * A switch that just went to RocksDB (the operation that switched counts) stays there for
+     * {@code wait} operations, then starts a trial.
+     */
+    private void assertTriedAgainAfter(CacheSwitch s, long wait) {
+        run(s, wait - 1, 0.1, true);
+        assertThat(s.isDirect()).as("still waiting %d operations", wait).isTrue();
         run(s, 1, 0.1, true);
-        assertThat(s.isDirect()).isFalse();
+        assertThat(s.isDirect()).as("tried again after %d operations", wait).isFalse();
     }
 
     /** A new switch that went to RocksDB, waited the first interval and passed its trial. */
@@ -128,10 +136,7 @@ class CacheSwitchTest {
         run(s, 2 * WINDOW, 0.1, true); // its first two full windows are low
         assertThat(s.isDirect()).isTrue();
         assertThat(s.switches()).isEqualTo(2);
-        run(s, 2 * RETRY - 1, 0.1, true);
-        assertThat(s.isDirect()).as("still waiting the doubled interval").isTrue();
-        run(s, 1, 0.1, true);
-        assertThat(s.isDirect()).isFalse();
+        assertTriedAgainAfter(s, 2 * RETRY);
     }
 
     @Test
@@ -141,10 +146,7 @@ class CacheSwitchTest {
         run(s, 2 * WINDOW, 0.1, true); // low later: off, a new start
         assertThat(s.isDirect()).isTrue();
         assertThat(s.switches()).isEqualTo(2);
-        run(s, RETRY - 1, 0.1, true);
-        assertThat(s.isDirect()).isTrue();
-        run(s, 1, 0.1, true);
-        assertThat(s.isDirect()).as("tried again after the first interval").isFalse();
+        assertTriedAgainAfter(s, RETRY);
     }
 
     @Test
