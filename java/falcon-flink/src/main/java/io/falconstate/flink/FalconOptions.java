@@ -172,12 +172,15 @@ public final class FalconOptions {
     public static final ConfigOption<MemorySize> CACHE_MAP_STATE_MAX_BYTES_PER_MAP =
             ConfigOptions.key(PREFIX + "cache.map-state.max-bytes-per-map")
                     .memoryType()
-                    .defaultValue(MemorySize.parse("64kb"))
+                    .defaultValue(MemorySize.parse("256kb"))
                     .withDescription(
                             "The largest user map the cache holds: its serialized user keys and "
                                     + "values plus 12 bytes per entry. A larger map is read and "
                                     + "written in RocksDB (a small marker remembers it, so it is "
-                                    + "not scanned again). Allowed: 1 kb to 8 mb.");
+                                    + "not scanned again). Large enough for a hot join key's "
+                                    + "rows while it is hot: each of them read from RocksDB is "
+                                    + "a lookup of a key that is not there, which searches every "
+                                    + "level of a large state. Allowed: 1 kb to 8 mb.");
 
     public static final ConfigOption<Double> CACHE_MAP_STATE_BYPASS_HIT_RATIO =
             ConfigOptions.key(PREFIX + "cache.map-state.bypass-hit-ratio")
