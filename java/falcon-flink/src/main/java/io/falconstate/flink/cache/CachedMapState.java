@@ -38,9 +38,10 @@ import java.util.concurrent.Callable;
  * TTL timestamp included) when the map is evicted, before every snapshot, and before every
  * whole-state scan ({@link HotStateCacheManager}). The first read of a map that is not cached scans
  * its prefix in RocksDB once and loads it; a map over the cap ({@code
- * cache.map-state.max-bytes-per-map}) is not cached, and every operation on it reads or writes
- * RocksDB with the key bytes the cache lookup serialized. A write to a map that is not cached goes
- * to RocksDB too.
+ * cache.map-state.max-bytes-per-map}) is not cached: get, contains, put and remove on it read or
+ * write RocksDB with the key bytes the cache lookup serialized, iteration reads RocksDB in chunks,
+ * isEmpty and clear go to Flink's own state. A write to a map that is not cached goes to RocksDB
+ * too.
  *
  * <p>Semantics are {@code RocksDBMapState}'s: iteration in the unsigned byte order of the
  * serialized user keys, in chunks (a write during iteration never throws; a chunk shows what the
