@@ -191,7 +191,8 @@ public final class FalconOptions {
                                     + "straight to RocksDB (cache.bypass-hit-ratio is the "
                                     + "ValueState one). Higher than the ValueState one because a "
                                     + "map miss loads the whole map with a RocksDB seek and scan, "
-                                    + "about two point reads' worth. 0 keeps every MapState "
+                                    + "about two point reads' worth; a miss that loads n "
+                                    + "entries counts as 1 + n/16 misses. 0 keeps every MapState "
                                     + "cached, as does cache.bypass-hit-ratio 0; allowed 0 to "
                                     + "<1.");
 

@@ -41,8 +41,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What real states' self-switching counts. A MapState: reads of a map over the cap cost what the
  * stock read costs, so they are left out of the hit ratio (the state is judged by the maps the
- * cache holds), and a state that is mostly such reads still goes to RocksDB. A ValueState: a read
- * the written-key filter answers is a hit, not a miss as well.
+ * cache holds), and a state that is mostly such reads still goes to RocksDB; a miss weighs more the
+ * more entries it loads. A ValueState: a read the written-key filter answers is a hit, not a miss
+ * as well.
  */
 class CacheSwitchDecisionTest {
 
@@ -61,12 +62,16 @@ class CacheSwitchDecisionTest {
     }
 
     @BeforeEach
-    @SuppressWarnings("unchecked")
     void setUp() throws Exception {
         env = MockEnvironment.builder().setManagedMemorySize(64L << 20).build();
+        open(new Configuration());
+    }
+
+    /** A backend with the test's switch settings on top of {@code config}. */
+    @SuppressWarnings("unchecked")
+    private void open(Configuration config) throws Exception {
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(false);
         rocksDb.setDbStoragePath(tmp.toString());
-        Configuration config = new Configuration();
         config.set(FalconOptions.CACHE_MAP_STATE_MAX_BYTES_PER_MAP, MemorySize.parse("1kb"));
         config.set(FalconOptions.CACHE_MAP_STATE_BYPASS_HIT_RATIO, 0.75);
         config.set(FalconOptions.CACHE_BYPASS_HIT_RATIO, 0.75);
@@ -188,5 +193,57 @@ class CacheSwitchDecisionTest {
             }
         }
         assertThat(cache().cacheSwitchedOff("oversized")).isEqualTo(1);
+    }
+
+    /**
+     * Writes {@code entriesPerMap} entries into each of {@code maps} maps of a new state {@code
+     * name} in a cache of {@link #SMALL_MAPS} entries, then reads each map five times: the first
+     * read misses and loads the map, the other four hit. The hit ratio is 0.8, over the 0.75
+     * threshold.
+     */
+    private void readEachMapOnceColdThenFourTimes(String name, int maps, int entriesPerMap)
+            throws Exception {
+        // A cache of a few maps: each map is written back and evicted before it is read.
+        backend.dispose();
+        Configuration config = new Configuration();
+        config.set(FalconOptions.CACHE_SIZE_PER_SUBTASK, MemorySize.parse("64kb"));
+        config.set(FalconOptions.CACHE_ENTRIES_PER_SUBTASK, (long) SMALL_MAPS);
+        open(config);
+        MapState<Integer, String> state = maps(name);
+        for (int key = 1; key <= maps; key++) {
+            backend.setCurrentKey(key);
+            // A read first loads the map (empty) into the cache, so the writes are cached: a
+            // write to a map that is not cached goes to RocksDB and is not cacheable.
+            assertThat(state.get(-1)).isNull();
+            for (int entry = 0; entry < entriesPerMap; entry++) {
+                state.put(entry, "v");
+            }
+        }
+        for (int key = 1; key <= maps; key++) {
+            backend.setCurrentKey(key);
+            for (int read = 0; read < 5; read++) {
+                assertThat(state.get(read % entriesPerMap)).isEqualTo("v");
+            }
+        }
+    }
+
+    /**
+     * A miss that loads 40 entries costs a seek and 40 steps where the stock read is one get: it
+     * weighs 1 + 40 / 16 misses, the weighed hit ratio is 4 / 7.5 = 0.53, and the state goes to
+     * RocksDB although four reads in five hit.
+     */
+    @Test
+    void missesThatLoadLargeMapsWeighMoreThanOneRead() throws Exception {
+        readEachMapOnceColdThenFourTimes("large-loads", 8 * WINDOW, 40);
+        assertThat(cache().mapStats("large-loads").loadedEntries()).isPositive();
+        assertThat(cache().cacheSwitchedOff("large-loads")).isEqualTo(1);
+    }
+
+    /** The same reads of maps of two entries: 4 / 5.125 = 0.78, and the state stays cached. */
+    @Test
+    void missesThatLoadSmallMapsWeighAboutOneRead() throws Exception {
+        readEachMapOnceColdThenFourTimes("small-loads", 8 * WINDOW, 2);
+        assertThat(cache().mapStats("small-loads").loads()).isGreaterThan(4L * WINDOW);
+        assertThat(cache().cacheSwitchedOff("small-loads")).isZero();
     }
 }
