@@ -27,6 +27,7 @@ import org.rocksdb.BloomFilter;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.HashLinkedListMemTableConfig;
+import org.rocksdb.IndexType;
 import org.rocksdb.PlainTableConfig;
 import org.rocksdb.RocksDB;
 import org.rocksdb.SkipListMemTableConfig;
@@ -138,6 +139,8 @@ class ColumnFamilyTunerTest {
         BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
         assertThat(table.filterPolicy()).isInstanceOf(BloomFilter.class);
         assertThat(table.wholeKeyFiltering()).isTrue();
+        assertThat(table.partitionFilters()).isTrue();
+        assertThat(table.indexType()).isEqualTo(IndexType.kTwoLevelIndexSearch);
         assertThat(logLines)
                 .containsExactly(
                         "INFO [FALCON] left-records is map, use range filter (prefix 10 bytes)");
@@ -159,6 +162,9 @@ class ColumnFamilyTunerTest {
                         options);
         assertThat(((BlockBasedTableConfig) options.tableFormatConfig()).filterPolicy())
                 .isSameAs(flinks);
+        // Flink's own filter keeps Flink's layout: partitioned only with its option.
+        assertThat(((BlockBasedTableConfig) options.tableFormatConfig()).partitionFilters())
+                .isFalse();
     }
 
     @Test

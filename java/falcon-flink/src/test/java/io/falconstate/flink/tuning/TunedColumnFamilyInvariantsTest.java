@@ -523,6 +523,7 @@ class TunedColumnFamilyInvariantsTest {
         assertThat(options.tableFormatConfig()).isSameAs(flinks);
         assertThat(flinks.filterPolicy()).isNotNull();
         assertThat(flinks.wholeKeyFiltering()).isTrue();
+        assertThat(flinks.partitionFilters()).isTrue();
         assertThat(flinks.cacheIndexAndFilterBlocks()).isTrue();
         assertThat(flinks.pinL0FilterAndIndexBlocksInCache()).isTrue();
         assertThat(options.memtablePrefixBloomSizeRatio()).isGreaterThan(0.0).isLessThan(0.25);
