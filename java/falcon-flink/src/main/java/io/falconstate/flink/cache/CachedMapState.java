@@ -17,7 +17,6 @@ import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
 
 import javax.annotation.Nullable;
 
@@ -59,7 +58,6 @@ import java.util.concurrent.Callable;
  */
 public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N, UK, UV> {
 
-    /** Records per chunk when iterating a map in RocksDB (as Flink's iterator). */
     private final HotStateCacheManager<K> manager;
 
     private final NativeMapCache maps;
@@ -77,6 +75,9 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     /** Where a stored key's map prefix ends: for the filter's scans of the column family. */
     private final MapKeyPrefix mapPrefix;
 
+    /** Reads maps that miss from RocksDB into the cache. */
+    private final MapStateLoader loader;
+
     private ColumnFamilyHandle columnFamily;
     private TypeSerializer<N> namespaceSerializer;
     private boolean namespaceVariableSized;
@@ -88,9 +89,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     private final DataOutputSerializer valueOut = new DataOutputSerializer(128);
     private final DataInputDeserializer valueIn = new DataInputDeserializer();
     private byte[] valueBuffer = new byte[128];
-    private byte[] packed = new byte[1024];
     private byte[] rawKey = new byte[128];
-    private RocksIterator loadIterator;
 
     /** Shared by this state's iterators: a chunk is copied into entries as soon as it is read. */
     private final NativeMapCache.ScanChunk chunk = new NativeMapCache.ScanChunk(64 << 10);
@@ -115,12 +114,13 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         this.stateId = stateId;
         this.rocksDbState = rocksDbState;
         this.maxMapBytes = maxMapBytes;
+        this.loader = new MapStateLoader(manager, stateId, maxMapBytes, writtenMaps, mapPrefix);
         refresh(columnFamily);
     }
 
     /** After a re-registration: the RocksDB state may have new serializers. */
     void refresh(ColumnFamilyHandle columnFamily) {
-        closeIterator();
+        loader.setColumnFamily(columnFamily);
         this.columnFamily = columnFamily;
         this.namespaceSerializer = rocksDbState.getNamespaceSerializer();
         this.namespaceVariableSized =
@@ -336,7 +336,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
             rocksDbState.clear();
             // Known empty from here: cache it so the next read skips RocksDB.
-            manager.afterWrite(maps.load(stateId, prefix, prefixLength, packed, 0, 0, maxMapBytes));
+            loader.cacheEmpty(prefix);
         }
     }
 
@@ -483,87 +483,12 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         if (cacheSwitch.isDirect()) {
             return false; // an iterator from before the switch: RocksDB holds the truth
         }
-        byte[] prefix = Arrays.copyOf(prefixBuffer, prefixLength);
-        if (neverWritten(prefix)) {
-            int code = maps.load(stateId, prefix, prefixLength, packed, 0, 0, maxMapBytes);
-            manager.afterWrite(code);
-            return (code & NativeHotStateCache.WRITE_NOT_CACHED) == 0;
-        }
-        int length = 0;
-        int count = 0;
-        RocksIterator it = loadIterator();
-        try {
-            for (it.seek(prefix); it.isValid(); it.next()) {
-                byte[] key = it.key();
-                if (!MapRecordBytes.startsWith(key, prefix)) {
-                    break;
-                }
-                byte[] value = it.value();
-                int userKeyLength = key.length - prefixLength;
-                length = appendPacked(length, key, prefixLength, userKeyLength, value);
-                count++;
-                if (length > maxMapBytes) {
-                    break; // over the cap whatever follows
-                }
-            }
-            it.status();
-        } catch (RocksDBException e) {
-            closeIterator();
-            throw new FlinkRuntimeException("[FALCON] reading a map from RocksDB failed", e);
-        }
-        int code = maps.load(stateId, prefix, prefixLength, packed, length, count, maxMapBytes);
-        manager.afterWrite(code);
-        return (code & NativeHotStateCache.WRITE_NOT_CACHED) == 0;
+        return loader.load(Arrays.copyOf(prefixBuffer, prefixLength));
     }
 
-    /**
-     * True when the column family holds no key of the map {@code prefix}: the filter (built first
-     * if it must be; no write-back is pending between two operations) has never seen it.
-     */
-    private boolean neverWritten(byte[] prefix) {
-        if (writtenMaps == null) {
-            return false;
-        }
-        if (writtenMaps.needsBuild()) {
-            writtenMaps.build(db, columnFamily, mapPrefix);
-        }
-        return writtenMaps.knowsAbsent(prefix, prefix.length);
-    }
-
-    /**
-     * The iterator loads read with, reused: creating one per load costs more than the scan of a
-     * small map. Refreshed before each load, so it sees everything written so far; closed at every
-     * flush point (so it pins no memtable or SST file for long) and on release.
-     */
-    private RocksIterator loadIterator() {
-        try {
-            if (loadIterator == null) {
-                loadIterator = db.newIterator(columnFamily, readOptions);
-            } else {
-                loadIterator.refresh();
-            }
-            return loadIterator;
-        } catch (RocksDBException e) {
-            closeIterator();
-            throw new FlinkRuntimeException("[FALCON] refreshing a RocksDB iterator failed", e);
-        }
-    }
-
-    /** Closes the reused load iterator, if any (idempotent). */
+    /** Closes the reused load iterator, if any (idempotent): at every flush point and release. */
     void closeIterator() {
-        if (loadIterator != null) {
-            loadIterator.close();
-            loadIterator = null;
-        }
-    }
-
-    private int appendPacked(int at, byte[] key, int keyOffset, int keyLength, byte[] value) {
-        int size = NativeLayout.PACKED_HEADER_BYTES + keyLength + value.length;
-        if (at + size > packed.length) {
-            packed = Arrays.copyOf(packed, Math.max(at + size, packed.length * 2));
-        }
-        return MapRecordBytes.writePacked(
-                packed, at, key, keyOffset, keyLength, value, 0, value.length);
+        loader.closeIterator();
     }
 
     private int serializeUserKey(UK userKey) {
