@@ -250,16 +250,16 @@ public final class FalconOptions {
     public static final ConfigOption<Boolean> TUNING_MAP_STATE_RANGE_FILTER =
             ConfigOptions.key(PREFIX + "tuning.map-state.range-filter")
                     .booleanType()
-                    .defaultValue(false)
+                    .defaultValue(true)
                     .withDescription(
                             "Gives the column family of a MapState with fixed-length key and "
                                     + "namespace a fixed-length prefix extractor of exactly key "
                                     + "group + key + namespace, a memtable prefix bloom and a bloom "
                                     + "filter (prefixes and whole keys, partitioned, with a "
-                                    + "two-level index) in the block-based table config Flink "
-                                    + "built, so absent map keys and empty maps are answered "
-                                    + "without reading data blocks. Off until the Nexmark suite "
-                                    + "shows no query slower with it (docs/benchmarks.md).");
+                                    + "two-level index, none in the last level) in the "
+                                    + "block-based table config Flink built, so absent map keys "
+                                    + "and empty maps are answered without reading every level. "
+                                    + "False keeps Flink's column family options for MapStates.");
 
     private FalconOptions() {}
 

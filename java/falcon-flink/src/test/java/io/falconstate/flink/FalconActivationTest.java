@@ -144,7 +144,7 @@ class FalconActivationTest {
         assertThat(backend.isNativeRequired()).isFalse();
         assertThat(backend.isCacheEnabled()).isTrue();
         assertThat(backend.isHashMemtableEnabled()).isTrue();
-        assertThat(backend.isRangeFilterEnabled()).isFalse();
+        assertThat(backend.isRangeFilterEnabled()).isTrue();
     }
 
     @Test
@@ -173,7 +173,7 @@ class FalconActivationTest {
                                     + " enabled (native "
                                     + new File(nativeLibrary.path()).getAbsolutePath()
                                     + "): cache on (w-tinylfu), value-state hash memtable on,"
-                                    + " map-state range filter off");
+                                    + " map-state range filter on");
         }
         assertThat(NativeLibrary.jarVersion()).matches("\\d+\\.\\d+\\.\\d+.*");
     }

@@ -145,6 +145,7 @@ class FalconParityTest {
                                     + ","
                                     + new File(root, "b").getAbsolutePath());
                     c.setString("state.backend.falcon.cache.enabled", "false");
+                    c.setString("state.backend.falcon.tuning.map-state.range-filter", "false");
                     return c;
                 });
         cases.put(
@@ -168,9 +169,12 @@ class FalconParityTest {
     private static Configuration localDir(File root) {
         Configuration c = new Configuration();
         c.setString("state.backend.rocksdb.localdir", root.getAbsolutePath());
-        // The cache's own a·f reservation is CacheBudgetTest's subject; with the cache off
-        // (a = 0) RocksDB must be opened exactly as by the stock backend.
+        // The cache's own a·f reservation is CacheBudgetTest's subject, the column-family
+        // tuning's options TunedColumnFamilyInvariantsTest's; with the cache off (a = 0, and the
+        // hash memtable with it) and the range filter off, RocksDB must be opened exactly as by
+        // the stock backend.
         c.setString("state.backend.falcon.cache.enabled", "false");
+        c.setString("state.backend.falcon.tuning.map-state.range-filter", "false");
         return c;
     }
 

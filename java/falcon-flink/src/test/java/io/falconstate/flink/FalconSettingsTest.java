@@ -22,7 +22,7 @@ class FalconSettingsTest {
         assertThat(defaults.cacheOn()).isTrue();
         assertThat(defaults.hashMemtableMode()).isEqualTo(FalconSettings.HashMemtableMode.AUTO);
         assertThat(defaults.hashMemtableOn()).isTrue();
-        assertThat(defaults.rangeFilterOn()).isFalse();
+        assertThat(defaults.rangeFilterOn()).isTrue();
         assertThat(defaults.tuningOn()).isTrue();
     }
 
@@ -31,7 +31,11 @@ class FalconSettingsTest {
         Configuration config = new Configuration();
         config.set(FalconOptions.CACHE_ENABLED, false);
         assertThat(FalconSettings.fromConfig(config).hashMemtableOn()).isFalse();
+        // The range filter does not need the cache: a state on RocksDB is what it serves.
+        assertThat(FalconSettings.fromConfig(config).tuningOn()).isTrue();
+        config.set(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER, false);
         assertThat(FalconSettings.fromConfig(config).tuningOn()).isFalse();
+        config.removeConfig(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER);
 
         // A cache that no budget can fill is off, and auto with it.
         config.set(FalconOptions.CACHE_ENABLED, true);

@@ -141,6 +141,7 @@ class ColumnFamilyTunerTest {
         assertThat(table.wholeKeyFiltering()).isTrue();
         assertThat(table.partitionFilters()).isTrue();
         assertThat(table.indexType()).isEqualTo(IndexType.kTwoLevelIndexSearch);
+        assertThat(options.optimizeFiltersForHits()).isTrue(); // no filter in the last level
         assertThat(logLines)
                 .containsExactly(
                         "INFO [FALCON] left-records is map, use range filter (prefix 10 bytes)");
@@ -165,6 +166,7 @@ class ColumnFamilyTunerTest {
         // Flink's own filter keeps Flink's layout: partitioned only with its option.
         assertThat(((BlockBasedTableConfig) options.tableFormatConfig()).partitionFilters())
                 .isFalse();
+        assertThat(options.optimizeFiltersForHits()).isFalse();
     }
 
     @Test

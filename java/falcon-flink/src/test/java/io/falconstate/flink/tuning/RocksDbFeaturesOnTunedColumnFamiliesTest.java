@@ -272,7 +272,7 @@ class RocksDbFeaturesOnTunedColumnFamiliesTest {
     @ParameterizedTest
     @EnumSource(
             value = Tuning.class,
-            names = {"DEFAULTS", "RANGE_FILTER"})
+            names = {"DEFAULTS", "NO_RANGE_FILTER"})
     void ttlCompactionBeneathCachedMapsIsHarmless(Tuning tuning) throws Exception {
         long[] now = {1_000L};
         TtlTimeProvider clock = () -> now[0];

@@ -57,12 +57,12 @@ public final class TunedBackends {
 
     /** The tuning combinations: every one gives ValueState column families the hash memtable. */
     public enum Tuning {
-        /** Falcon's defaults: cache on, hash memtable (auto), no range filter. */
-        DEFAULTS(false),
+        /** Falcon's defaults: cache on, hash memtable (auto), MapState range filter. */
+        DEFAULTS(true),
         /** The hash memtable without the cache: every write reaches RocksDB at once. */
-        HASH_MEMTABLE_NO_CACHE(false),
-        /** Defaults plus the MapState range filter. */
-        RANGE_FILTER(true),
+        HASH_MEMTABLE_NO_CACHE(true),
+        /** Defaults with the MapState range filter switched off. */
+        NO_RANGE_FILTER(false),
         /** Both tunings and a 4-entry cache: every write goes through evictions. */
         TINY_CACHE(true);
 
@@ -86,8 +86,8 @@ public final class TunedBackends {
                     config.set(FalconOptions.CACHE_ENABLED, false);
                     config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, "true");
                     break;
-                case RANGE_FILTER:
-                    config.set(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER, true);
+                case NO_RANGE_FILTER:
+                    config.set(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER, false);
                     break;
                 case TINY_CACHE:
                     CachedBackends.tinyCache(config);
