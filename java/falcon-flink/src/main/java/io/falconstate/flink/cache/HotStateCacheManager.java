@@ -70,20 +70,8 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     /** This subtask's place in the slot's budget; closed after the cache. Null in unit tests. */
     @Nullable private final SubtaskCacheBudget budget;
 
-    /** Where per-state metrics go ({@code <operator>.falcon.cache.<state>.*}); null: none. */
-    @Nullable private final MetricGroup cacheMetrics;
-
-    // Metrics are read by the reporter thread but the native cache belongs to the task thread:
-    // a report only asks (statsWanted); the task thread refreshes the snapshot at its next write
-    // and at every flushAll (every snapshot), so no native call ever runs off the task thread.
-    private volatile boolean statsWanted;
-    private volatile CacheStats[] statsSnapshot = new CacheStats[0];
-    private volatile MapCacheStats[] mapStatsSnapshot = new MapCacheStats[0];
-    private volatile CacheStats totalSnapshot = CacheStats.EMPTY;
-    private volatile long lastFlushNanos;
-    private volatile long lastFlushBytes;
-    private volatile long flushCount;
-    private volatile long quotaBytes;
+    /** The cache's gauges, fed snapshots by the task thread. */
+    private final CacheMetrics metrics;
 
     /**
      * Takes ownership of {@code cache} and {@code budget} (both closed by {@link #release()}, the
@@ -98,17 +86,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
             @Nullable MetricGroup metricGroup) {
         this.settings = settings;
         this.budget = budget;
-        this.cacheMetrics =
-                metricGroup == null ? null : metricGroup.addGroup("falcon").addGroup("cache");
-        if (cacheMetrics != null) {
-            cacheMetrics.gauge("flushDurationMs", () -> lastFlushNanos / 1_000_000L);
-            cacheMetrics.gauge("flushedBytes", () -> lastFlushBytes);
-            cacheMetrics.gauge("flushes", () -> flushCount);
-            cacheMetrics.gauge("quotaBytes", () -> quotaBytes);
-            cacheMetrics.gauge("entries", () -> total().entries());
-            cacheMetrics.gauge("bytes", () -> total().bytes());
-            cacheMetrics.gauge("allocatedBytes", () -> total().allocatedBytes());
-        }
+        this.metrics = new CacheMetrics(metricGroup, cache.quota().bytes());
         this.rocksDb = rocksDb;
         this.db = FalconRocksDBAccess.db(rocksDb);
         this.writeOptions = rocksDb.getWriteOptions();
@@ -122,7 +100,6 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                         rocksDb.getKeyGroupPrefixBytes());
         rocksDb.registerKeySelectionListener(keyBuilder);
         this.writer = new WriteBackWriter(db, writeOptions);
-        this.quotaBytes = cache.quota().bytes();
     }
 
     /**
@@ -164,7 +141,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         states.put(stateName, state);
         stateIds.put(stateName, stateId);
         if (existing == null) {
-            registerMetrics(stateName, stateId);
+            metrics.registerState(stateName, stateId, () -> cacheSwitch(stateName));
             registerFilterMetric(stateName, writtenKeys);
         }
         return state;
@@ -186,10 +163,8 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     }
 
     private void registerFilterMetric(String stateName, WrittenKeyFilter filter) {
-        if (cacheMetrics != null && filter != null) {
-            cacheMetrics
-                    .addGroup(stateName)
-                    .gauge("neverWrittenReads", () -> neverWrittenReads(stateName));
+        if (filter != null) {
+            metrics.registerWrittenKeyFilter(stateName, () -> neverWrittenReads(stateName));
         }
     }
 
@@ -245,8 +220,8 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         mapStates.put(stateName, state);
         stateIds.put(stateName, stateId);
         if (existing == null) {
-            registerMetrics(stateName, stateId);
-            registerMapMetrics(stateName, stateId);
+            metrics.registerState(stateName, stateId, () -> cacheSwitch(stateName));
+            metrics.registerMapState(stateName, stateId);
             registerFilterMetric(stateName, writtenMaps);
         }
         return state;
@@ -339,39 +314,9 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         if ((code & NativeHotStateCache.WRITE_PENDING) != 0) {
             drain();
         }
-        if (statsWanted) {
+        if (metrics.wanted()) {
             refreshStats();
         }
-    }
-
-    // -- metrics -------------------------------------------------------------------------------
-
-    private void registerMetrics(String stateName, int stateId) {
-        if (cacheMetrics == null) {
-            return;
-        }
-        MetricGroup g = cacheMetrics.addGroup(stateName);
-        g.gauge("hits", () -> hits(stat(stateId)));
-        g.gauge("misses", () -> stat(stateId).misses());
-        g.gauge("hitRatio", () -> hitRatio(stat(stateId)));
-        g.gauge("evictions", () -> stat(stateId).evictions());
-        g.gauge("dirtyWriteBacks", () -> stat(stateId).dirtyWriteBacks());
-        g.gauge("entries", () -> stat(stateId).entries());
-        g.gauge("bytes", () -> stat(stateId).bytes());
-        g.gauge("bypassed", () -> cacheSwitch(stateName).directOperations());
-        g.gauge("cacheOn", () -> cacheSwitch(stateName).isDirect() ? 0 : 1);
-        g.gauge("cacheSwitchedOff", () -> cacheSwitch(stateName).switches());
-    }
-
-    private void registerMapMetrics(String stateName, int stateId) {
-        if (cacheMetrics == null) {
-            return;
-        }
-        MetricGroup g = cacheMetrics.addGroup(stateName);
-        g.gauge("mapLoads", () -> mapStat(stateId).loads());
-        g.gauge("mapLoadedEntries", () -> mapStat(stateId).loadedEntries());
-        g.gauge("mapsOverCap", () -> mapStat(stateId).oversized());
-        g.gauge("mapOpsNotCached", () -> mapStat(stateId).notCachedOps());
     }
 
     /** The switch of the state's current wrapper (a re-registration may replace it). */
@@ -379,41 +324,8 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         return switches.getOrDefault(stateName, CacheSwitch.NEVER);
     }
 
-    private MapCacheStats mapStat(int stateId) {
-        statsWanted = true;
-        MapCacheStats[] snapshot = mapStatsSnapshot;
-        return stateId < snapshot.length && snapshot[stateId] != null
-                ? snapshot[stateId]
-                : MapCacheStats.EMPTY;
-    }
-
-    /** A state's statistics from the last snapshot; asks the task thread for a fresh one. */
-    private CacheStats stat(int stateId) {
-        statsWanted = true;
-        CacheStats[] snapshot = statsSnapshot;
-        return stateId < snapshot.length && snapshot[stateId] != null
-                ? snapshot[stateId]
-                : CacheStats.EMPTY;
-    }
-
-    private CacheStats total() {
-        statsWanted = true;
-        return totalSnapshot;
-    }
-
-    private static long hits(CacheStats s) {
-        return s.hits() + s.absentHits();
-    }
-
-    private static double hitRatio(CacheStats s) {
-        long hits = hits(s);
-        long lookups = hits + s.misses();
-        return lookups == 0 ? 0.0 : (double) hits / lookups;
-    }
-
     /** Task thread: copies every cached state's statistics into a new snapshot. */
     void refreshStats() {
-        statsWanted = false;
         if (released) {
             return;
         }
@@ -425,10 +337,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         for (CachedMapState<K, ?, ?, ?> state : mapStates.values()) {
             mapSnapshot[state.stateId()] = maps.stats(state.stateId());
         }
-        quotaBytes = cache.quota().bytes();
-        totalSnapshot = cache.stats(-1);
-        statsSnapshot = snapshot;
-        mapStatsSnapshot = mapSnapshot;
+        metrics.publish(snapshot, mapSnapshot, cache.stats(-1), cache.quota().bytes());
     }
 
     private void drain() {
@@ -458,9 +367,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         afterWrite(cache.shrinkToQuota());
         afterWrite(cache.flush(-1));
         closeMapIterators();
-        lastFlushNanos = System.nanoTime() - start;
-        lastFlushBytes = writer.bytesWritten() - bytesBefore;
-        flushCount++;
+        metrics.recordFlush(System.nanoTime() - start, writer.bytesWritten() - bytesBefore);
         refreshStats();
     }
 
@@ -473,12 +380,12 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     /** Nanoseconds the last {@link #flushAll()} took. */
     public long lastFlushNanos() {
-        return lastFlushNanos;
+        return metrics.lastFlushNanos();
     }
 
     /** Write-back bytes (records with their 12-byte headers) of the last {@link #flushAll()}. */
     public long lastFlushBytes() {
-        return lastFlushBytes;
+        return metrics.lastFlushBytes();
     }
 
     /** The cache's quota now ({@link CacheQuota#NONE} once released). */
