@@ -207,7 +207,7 @@ public final class BenchmarkReport {
                         markdown
                                 ? range(s, "events_per_core_s").replace('-', '–')
                                 : range(s, "events_per_core_s"),
-                        ratio(s.ratio),
+                        Double.isNaN(s.ratio) ? "-" : ratio(s.ratio),
                         markdown
                                 ? range(s, "events_per_s").replace('-', '–')
                                 : range(s, "events_per_s"),
@@ -237,12 +237,14 @@ public final class BenchmarkReport {
                 cells.add(s.cell());
             }
         }
+        // Ratios only where stock ran: a run of Falcon variants alone has nothing to divide by.
+        boolean hasBaseline = backends.contains(BASELINE);
         List<String> header = new ArrayList<>(Arrays.asList("query", "mini-batch", "p"));
         for (String b : backends) {
             header.add(b + " (events/s per core)");
         }
         for (String b : backends) {
-            if (!b.equals(BASELINE)) {
+            if (hasBaseline && !b.equals(BASELINE)) {
                 header.add(b + " / rocksdb");
             }
         }
@@ -255,9 +257,9 @@ public final class BenchmarkReport {
                 row.add(s == null ? "-" : num(s.median("events_per_core_s"), "%,.0f"));
             }
             for (String b : backends) {
-                if (!b.equals(BASELINE)) {
+                if (hasBaseline && !b.equals(BASELINE)) {
                     Summary s = find(cell, b);
-                    row.add(s == null ? "-" : ratio(s.ratio) + "x");
+                    row.add(s == null || Double.isNaN(s.ratio) ? "-" : ratio(s.ratio) + "x");
                 }
             }
             rows.add(row.toArray(new String[0]));

@@ -77,6 +77,9 @@ class BenchmarkReportTest {
                         Arrays.asList(run("falcon", 1, 100, "ok"), run("falcon", 2, 300, "ok")));
         assertThat(report.summaries().get(0).median("events_per_core_s")).isEqualTo(200);
         assertThat(report.resultLines().get(0)).endsWith("ratio_vs_rocksdb=nan");
+        // The tables show no ratio column or cell without stock to divide by.
+        assertThat(report.sideBySide()).doesNotContain("/ rocksdb", "nan");
+        assertThat(report.markdown()).doesNotContain("nan");
     }
 
     @Test
