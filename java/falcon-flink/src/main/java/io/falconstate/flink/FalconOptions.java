@@ -199,12 +199,12 @@ public final class FalconOptions {
     public static final ConfigOption<Integer> CACHE_WRITTEN_KEY_FILTER_MAX_KEYS =
             ConfigOptions.key(PREFIX + "cache.written-key-filter.max-keys")
                     .intType()
-                    .defaultValue(1 << 23)
+                    .defaultValue(1 << 20)
                     .withDescription(
                             "Each cached ValueState keeps a Bloom filter of the keys written into "
                                     + "its column family, each cached MapState one of its maps "
                                     + "(12 bits per key or map of capacity, on the task heap: "
-                                    + "at most 12 MiB at the default), so that a cache miss on "
+                                    + "at most 1.5 MiB at the default), so that a cache miss on "
                                     + "a key or map never written, such as the first read of a "
                                     + "new window slice, a deduplication's read of a new key or "
                                     + "a join's probe for a key the other side never had, is "
