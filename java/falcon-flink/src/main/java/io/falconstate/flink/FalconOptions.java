@@ -199,19 +199,33 @@ public final class FalconOptions {
     public static final ConfigOption<Integer> CACHE_WRITTEN_KEY_FILTER_MAX_KEYS =
             ConfigOptions.key(PREFIX + "cache.written-key-filter.max-keys")
                     .intType()
-                    .defaultValue(1 << 20)
+                    .defaultValue(1 << 23)
                     .withDescription(
                             "Each cached ValueState keeps a Bloom filter of the keys written into "
-                                    + "its column family, each cached MapState one of its maps "
-                                    + "(12 bits per key or map of capacity, on the task heap: "
-                                    + "at most 1.5 MiB at the default), so that a cache miss on "
-                                    + "a key or map never written, such as the first read of a "
-                                    + "new window slice, a deduplication's read of a new key or "
-                                    + "a join's probe for a key the other side never had, is "
-                                    + "answered without a RocksDB read. A state holding "
-                                    + "more than half of this many keys (maps) is not filtered. "
-                                    + "0 turns the filters off; allowed 0 or 16384 to "
-                                    + "268435456.");
+                                    + "its column family (12 bits per key of capacity, on the "
+                                    + "task heap: at most 12 MiB at the default), so that a "
+                                    + "cache miss on a key never written, such as the first "
+                                    + "read of a new window slice or a deduplication's read of "
+                                    + "a new key, is answered without a RocksDB read. A "
+                                    + "ValueState holding more than half of this many keys is "
+                                    + "not filtered (cache.written-key-filter.max-maps is the "
+                                    + "MapState limit). 0 turns the ValueState filters off; "
+                                    + "allowed 0 or 16384 to 268435456.");
+
+    public static final ConfigOption<Integer> CACHE_WRITTEN_KEY_FILTER_MAX_MAPS =
+            ConfigOptions.key(PREFIX + "cache.written-key-filter.max-maps")
+                    .intType()
+                    .defaultValue(1 << 20)
+                    .withDescription(
+                            "Each cached MapState keeps a Bloom filter of the maps written into "
+                                    + "its column family (12 bits per map of capacity, on the "
+                                    + "task heap: at most 1.5 MiB at the default), so that a "
+                                    + "join's probe for a key the other side never had is "
+                                    + "answered without a RocksDB seek. A MapState holding "
+                                    + "more than half of this many maps is not filtered: a "
+                                    + "join's probes of that many maps mostly find them. "
+                                    + "0 turns the MapState filters off; allowed 0 or 16384 "
+                                    + "to 268435456.");
 
     // -- column-family tuning (io.falconstate.flink.tuning) ----------------------------------
 
@@ -372,6 +386,7 @@ public final class FalconOptions {
                         CACHE_MAP_STATE_MAX_BYTES_PER_MAP,
                         CACHE_MAP_STATE_BYPASS_HIT_RATIO,
                         CACHE_WRITTEN_KEY_FILTER_MAX_KEYS,
+                        CACHE_WRITTEN_KEY_FILTER_MAX_MAPS,
                         TUNING_VALUE_STATE_HASH_MEMTABLE,
                         TUNING_VALUE_STATE_INPLACE_UPDATE,
                         TUNING_MAP_STATE_RANGE_FILTER));

@@ -62,6 +62,7 @@ public final class CacheSettings implements Serializable {
     private final boolean mapStateEnabled;
     private final long maxBytesPerMap;
     private final int writtenKeyFilterMaxKeys;
+    private final int writtenKeyFilterMaxMaps;
 
     private CacheSettings(
             String policy,
@@ -77,7 +78,8 @@ public final class CacheSettings implements Serializable {
             boolean hugePages,
             boolean mapStateEnabled,
             long maxBytesPerMap,
-            int writtenKeyFilterMaxKeys) {
+            int writtenKeyFilterMaxKeys,
+            int writtenKeyFilterMaxMaps) {
         this.policy = policy;
         this.managedMemoryShare = managedMemoryShare;
         this.entriesPerTaskManager = entriesPerTaskManager;
@@ -92,6 +94,7 @@ public final class CacheSettings implements Serializable {
         this.mapStateEnabled = mapStateEnabled;
         this.maxBytesPerMap = maxBytesPerMap;
         this.writtenKeyFilterMaxKeys = writtenKeyFilterMaxKeys;
+        this.writtenKeyFilterMaxMaps = writtenKeyFilterMaxMaps;
     }
 
     /** Reads and validates; a bad value fails with the key, the value and the allowed range. */
@@ -153,18 +156,8 @@ public final class CacheSettings implements Serializable {
                             "%s: %s is out of range; allowed: 1 kb to 8 mb",
                             FalconOptions.CACHE_MAP_STATE_MAX_BYTES_PER_MAP.key(), perMap));
         }
-        int filterKeys = config.get(FalconOptions.CACHE_WRITTEN_KEY_FILTER_MAX_KEYS);
-        if (filterKeys != 0
-                && (filterKeys < WrittenKeyFilter.MIN_KEYS
-                        || filterKeys > MAX_WRITTEN_KEY_FILTER_KEYS)) {
-            throw new IllegalConfigurationException(
-                    String.format(
-                            "%s: %d is out of range; allowed: 0 (off) or %d to %d",
-                            FalconOptions.CACHE_WRITTEN_KEY_FILTER_MAX_KEYS.key(),
-                            filterKeys,
-                            WrittenKeyFilter.MIN_KEYS,
-                            MAX_WRITTEN_KEY_FILTER_KEYS));
-        }
+        int filterKeys = checkFilterLimit(config, FalconOptions.CACHE_WRITTEN_KEY_FILTER_MAX_KEYS);
+        int filterMaps = checkFilterLimit(config, FalconOptions.CACHE_WRITTEN_KEY_FILTER_MAX_MAPS);
         return new CacheSettings(
                 policy,
                 share,
@@ -179,7 +172,23 @@ public final class CacheSettings implements Serializable {
                 FalconOptions.readBoolean(config, FalconOptions.CACHE_HUGE_PAGES),
                 FalconOptions.readBoolean(config, FalconOptions.CACHE_MAP_STATE_ENABLED),
                 perMap.getBytes(),
-                filterKeys);
+                filterKeys,
+                filterMaps);
+    }
+
+    private static int checkFilterLimit(ReadableConfig config, ConfigOption<Integer> option) {
+        int limit = config.get(option);
+        if (limit != 0
+                && (limit < WrittenKeyFilter.MIN_KEYS || limit > MAX_WRITTEN_KEY_FILTER_KEYS)) {
+            throw new IllegalConfigurationException(
+                    String.format(
+                            "%s: %d is out of range; allowed: 0 (off) or %d to %d",
+                            option.key(),
+                            limit,
+                            WrittenKeyFilter.MIN_KEYS,
+                            MAX_WRITTEN_KEY_FILTER_KEYS));
+        }
+        return limit;
     }
 
     private static double checkHitRatio(ReadableConfig config, ConfigOption<Double> option) {
@@ -291,6 +300,11 @@ public final class CacheSettings implements Serializable {
         return writtenKeyFilterMaxKeys;
     }
 
+    /** The largest capacity of a MapState's written-key filter, in maps; 0: no filters. */
+    public int writtenKeyFilterMaxMaps() {
+        return writtenKeyFilterMaxMaps;
+    }
+
     int policyCode() {
         return policy.equals("lru")
                 ? NativeHotStateCache.POLICY_LRU
@@ -352,6 +366,8 @@ public final class CacheSettings implements Serializable {
                 + maxBytesPerMap
                 + ", writtenKeyFilterMaxKeys="
                 + writtenKeyFilterMaxKeys
+                + ", writtenKeyFilterMaxMaps="
+                + writtenKeyFilterMaxMaps
                 + '}';
     }
 }

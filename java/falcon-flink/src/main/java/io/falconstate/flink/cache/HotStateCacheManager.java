@@ -120,7 +120,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
             return existing;
         }
         int stateId = existing != null ? existing.stateId() : nextStateId++;
-        WrittenKeyFilter writtenKeys = newWrittenKeyFilter();
+        WrittenKeyFilter writtenKeys = newWrittenKeyFilter(settings.writtenKeyFilterMaxKeys());
         CachedValueState<K, N, V> state =
                 new CachedValueState<>(
                         this,
@@ -147,11 +147,9 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         return state;
     }
 
-    /** A new (unbuilt) written-key filter for a state, or null when filters are off. */
-    private WrittenKeyFilter newWrittenKeyFilter() {
-        return settings.writtenKeyFilterMaxKeys() > 0
-                ? new WrittenKeyFilter(settings.writtenKeyFilterMaxKeys())
-                : null;
+    /** A new (unbuilt) written-key filter of up to {@code maxKeys} keys, or null for 0 (off). */
+    private static WrittenKeyFilter newWrittenKeyFilter(int maxKeys) {
+        return maxKeys > 0 ? new WrittenKeyFilter(maxKeys) : null;
     }
 
     private void putWrittenKeyFilter(String stateName, WrittenKeyFilter filter) {
@@ -199,7 +197,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
             return existing;
         }
         int stateId = existing != null ? existing.stateId() : nextStateId++;
-        WrittenKeyFilter writtenMaps = newWrittenKeyFilter();
+        WrittenKeyFilter writtenMaps = newWrittenKeyFilter(settings.writtenKeyFilterMaxMaps());
         CachedMapState<K, N, UK, UV> state =
                 new CachedMapState<>(
                         this,

@@ -5,10 +5,13 @@ package io.falconstate.flink.cache;
 
 import io.falconstate.flink.FalconOptions;
 
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 
 import org.junit.jupiter.api.Test;
+
+import java.util.Arrays;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -76,6 +79,26 @@ class CacheSettingsTest {
         assertThat(CacheSettings.fromConfig(c).bypassHitRatio()).isEqualTo(0.25);
         c.set(FalconOptions.CACHE_BYPASS_HIT_RATIO, 0.0);
         assertThat(CacheSettings.fromConfig(c).mapBypassHitRatio()).isZero();
+    }
+
+    @Test
+    void valueStatesAndMapStatesHaveTheirOwnWrittenKeyFilterLimits() {
+        CacheSettings defaults = CacheSettings.fromConfig(new Configuration());
+        assertThat(defaults.writtenKeyFilterMaxKeys()).isEqualTo(8 << 20);
+        assertThat(defaults.writtenKeyFilterMaxMaps()).isEqualTo(1 << 20);
+        Configuration c = new Configuration();
+        c.set(FalconOptions.CACHE_WRITTEN_KEY_FILTER_MAX_KEYS, 0);
+        c.set(FalconOptions.CACHE_WRITTEN_KEY_FILTER_MAX_MAPS, 1 << 14);
+        CacheSettings s = CacheSettings.fromConfig(c);
+        assertThat(s.writtenKeyFilterMaxKeys()).isZero();
+        assertThat(s.writtenKeyFilterMaxMaps()).isEqualTo(1 << 14);
+        for (ConfigOption<Integer> option :
+                Arrays.asList(
+                        FalconOptions.CACHE_WRITTEN_KEY_FILTER_MAX_KEYS,
+                        FalconOptions.CACHE_WRITTEN_KEY_FILTER_MAX_MAPS)) {
+            rejects(option.key(), "16383", "16383", "allowed: 0 (off) or 16384 to 268435456");
+            rejects(option.key(), "-1", "-1", "allowed: 0 (off) or 16384 to 268435456");
+        }
     }
 
     @Test

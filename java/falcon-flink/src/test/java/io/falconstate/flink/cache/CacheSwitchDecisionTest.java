@@ -15,6 +15,7 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Collections;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -169,6 +171,33 @@ class CacheSwitchDecisionTest {
         assertThat(cache().writtenKeyFilter("values").knownAbsentReads())
                 .isGreaterThan(30L * WINDOW);
         assertThat(cache().cacheSwitchedOff("values")).isZero();
+    }
+
+    /** A ValueState's filter follows max-keys and a MapState's max-maps: each turns off alone. */
+    @Test
+    void eachStateKindHasItsOwnWrittenKeyFilterLimit() throws Exception {
+        for (ConfigOption<Integer> off :
+                Arrays.asList(
+                        FalconOptions.CACHE_WRITTEN_KEY_FILTER_MAX_KEYS,
+                        FalconOptions.CACHE_WRITTEN_KEY_FILTER_MAX_MAPS)) {
+            backend.dispose();
+            backend = null;
+            Configuration config = new Configuration();
+            config.set(off, 0);
+            open(config);
+            backend.getPartitionedState(
+                    VoidNamespace.INSTANCE,
+                    VoidNamespaceSerializer.INSTANCE,
+                    new ValueStateDescriptor<>("values", StringSerializer.INSTANCE));
+            maps("maps");
+            boolean valuesOff = off == FalconOptions.CACHE_WRITTEN_KEY_FILTER_MAX_KEYS;
+            assertThat(cache().writtenKeyFilter("values") == null)
+                    .as(off.key())
+                    .isEqualTo(valuesOff);
+            assertThat(cache().writtenKeyFilter("maps") == null)
+                    .as(off.key())
+                    .isNotEqualTo(valuesOff);
+        }
     }
 
     /**
