@@ -12,8 +12,10 @@ import java.util.Set;
 /**
  * The plan of a harness invocation: the backend variants and every run in the order it runs. The
  * repetition is the outermost loop, then query, mini-batch, parallelism, and the backend innermost,
- * so backends interleave (A B C A B C) and a drift of the machine over a long matrix hits every
- * backend alike.
+ * so backends interleave and a drift of the machine over a long matrix hits every backend alike.
+ * Each repetition starts one backend later (A B C, B C A, C A B): on a machine that slows down or
+ * speeds up within minutes, the backend that always ran second would otherwise carry the drift of
+ * every pair, which on a query that costs every backend the same is the whole difference.
  */
 final class RunMatrix {
     /** One planned run. */
@@ -84,7 +86,8 @@ final class RunMatrix {
             for (String query : o.queries) {
                 for (boolean mb : o.miniBatch) {
                     for (int p : o.parallelism) {
-                        for (Variant v : variants) {
+                        for (int i = 0; i < variants.size(); i++) {
+                            Variant v = variants.get((rep - 1 + i) % variants.size());
                             runs.add(new Run(runs.size() + 1, rep, query, mb, p, v));
                         }
                     }
