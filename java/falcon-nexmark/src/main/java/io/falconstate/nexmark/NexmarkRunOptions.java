@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * What {@link NexmarkRunner#run} runs. Mutable builder-style bean; every setter returns {@code
@@ -38,6 +39,8 @@ public final class NexmarkRunOptions {
     private int outOfOrderGroupSize = 8;
     private int restartAttempts;
     private double warmupFraction;
+    private Consumer<MeasuredWindow> progressListener;
+    private Duration progressInterval = Duration.ofSeconds(10);
     private final Map<String, String> sourceOptions = new LinkedHashMap<>();
     private final Map<String, String> configuration = new LinkedHashMap<>();
 
@@ -143,6 +146,23 @@ public final class NexmarkRunOptions {
         return this;
     }
 
+    /**
+     * Called from a sampler thread every {@code interval} while the job runs, from the moment the
+     * measured window opens, with the window so far (events within {@link
+     * io.falconstate.nexmark.source.SourceProgress#BATCH} per reader). Lets a caller that may stop
+     * the run early (a benchmark's time limit) keep the last figures. No call after {@link
+     * NexmarkRunner#run} has returned.
+     */
+    public NexmarkRunOptions progressListener(
+            Consumer<MeasuredWindow> listener, Duration interval) {
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("progress interval must be > 0");
+        }
+        progressListener = Objects.requireNonNull(listener);
+        progressInterval = interval;
+        return this;
+    }
+
     /** Any other 'nexmark' connector option (docs/nexmark.md), overriding the ones above. */
     public NexmarkRunOptions sourceOption(String key, String value) {
         sourceOptions.put(key, value);
@@ -224,6 +244,15 @@ public final class NexmarkRunOptions {
 
     public double warmupFraction() {
         return warmupFraction;
+    }
+
+    /** The progress listener, or null. */
+    public Consumer<MeasuredWindow> progressListener() {
+        return progressListener;
+    }
+
+    public Duration progressInterval() {
+        return progressInterval;
     }
 
     public Map<String, String> sourceOptions() {

@@ -39,6 +39,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Runs one Nexmark query on an in-process MiniCluster configured only through a Flink {@link
@@ -204,13 +205,15 @@ public final class NexmarkRunner {
         long emitted0 = SourceProgress.emitted();
         long cpu0 = processCpuNanos();
         long t0 = System.nanoTime();
-        WarmupSampler sampler =
-                new WarmupSampler(
+        WindowSampler sampler =
+                new WindowSampler(
                         emitted0,
                         emitted0 + (long) Math.ceil(o.warmupFraction() * o.events()),
                         t0,
-                        cpu0);
-        if (o.warmupFraction() > 0) {
+                        cpu0,
+                        o.progressListener(),
+                        o.progressInterval().toMillis());
+        if (o.warmupFraction() > 0 || o.progressListener() != null) {
             sampler.start();
         }
         JobResult jobResult;
@@ -329,43 +332,67 @@ public final class NexmarkRunner {
 
     /**
      * Opens the measured window when the source has emitted the warm-up events: polls the
-     * in-process source counter every 2 ms (the job's own threads are not touched).
+     * in-process source counter every 2 ms (the job's own threads are not touched). With a progress
+     * listener it then stays on and hands the listener the window so far at each interval, until
+     * the job ends.
      */
-    private static final class WarmupSampler extends Thread {
+    private static final class WindowSampler extends Thread {
         private final long emitted0;
         private final long threshold;
         private final long t0;
         private final long cpu0;
+        private final Consumer<MeasuredWindow> listener;
+        private final long intervalMillis;
         private volatile boolean observed;
         private volatile long startNanos;
         private volatile long startCpu;
         private volatile long startEmitted;
 
-        WarmupSampler(long emitted0, long threshold, long t0, long cpu0) {
-            super("nexmark-warmup-sampler");
+        WindowSampler(
+                long emitted0,
+                long threshold,
+                long t0,
+                long cpu0,
+                Consumer<MeasuredWindow> listener,
+                long intervalMillis) {
+            super("nexmark-window-sampler");
             setDaemon(true);
             this.emitted0 = emitted0;
             this.threshold = threshold;
             this.t0 = t0;
             this.cpu0 = cpu0;
+            this.listener = listener;
+            this.intervalMillis = intervalMillis;
+            if (threshold <= emitted0) {
+                // no warm-up: the window is the whole run from submission
+                startNanos = t0;
+                startCpu = cpu0;
+                startEmitted = emitted0;
+                observed = true;
+            }
         }
 
         @Override
         public void run() {
             try {
-                while (!isInterrupted()) {
+                while (!observed && !isInterrupted()) {
                     long e = SourceProgress.emitted();
                     if (e >= threshold) {
                         startCpu = processCpuNanos();
                         startNanos = System.nanoTime();
                         startEmitted = e;
                         observed = true;
-                        return;
+                    } else {
+                        Thread.sleep(2);
                     }
-                    Thread.sleep(2);
+                }
+                while (listener != null && !isInterrupted()) {
+                    Thread.sleep(intervalMillis);
+                    listener.accept(
+                            window(System.nanoTime(), processCpuNanos(), SourceProgress.emitted()));
                 }
             } catch (InterruptedException e) {
-                // job ended before the threshold
+                // the job ended
             }
         }
 

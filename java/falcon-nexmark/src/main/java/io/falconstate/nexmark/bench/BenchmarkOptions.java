@@ -248,7 +248,9 @@ public final class BenchmarkOptions {
             paramLabel = "N",
             converter = Cli.Count.class,
             order = 23,
-            description = "Kill a run after N seconds.")
+            description =
+                    "Kill a run after N seconds. Its row keeps status 'timeout' and its window"
+                            + " until then (sampled every 5 s), listed apart from the medians.")
     long runTimeoutSeconds = 3600;
 
     @Option(

@@ -108,10 +108,14 @@ public final class BenchmarkReport {
     }
 
     private final List<Summary> summaries = new ArrayList<>();
+    private final List<RunRecord> stopped = new ArrayList<>();
 
     public BenchmarkReport(List<RunRecord> runs) {
         Map<String, Summary> byKey = new LinkedHashMap<>();
         for (RunRecord r : runs) {
+            if ("timeout".equals(r.get("status")) && !r.get("window_events").isEmpty()) {
+                stopped.add(r);
+            }
             String key =
                     r.get("query")
                             + "\t"
@@ -267,9 +271,54 @@ public final class BenchmarkReport {
         return rows;
     }
 
-    /** The full table and the side-by-side table as markdown. */
+    /** The full table and the side-by-side table as markdown, then {@link #stoppedRuns}. */
     public String markdown() {
-        return render(fullRows(true), true, 4) + "\n" + render(sideBySideRows(), true, 3);
+        String md = render(fullRows(true), true, 4) + "\n" + render(sideBySideRows(), true, 3);
+        if (!stopped.isEmpty()) {
+            md += "\nStopped at the time limit (not in the medians; their window until then):\n\n";
+            md += render(stoppedRows(), true, 4);
+        }
+        return md;
+    }
+
+    /**
+     * The runs stopped at the time limit whose measured window had opened, with their window as far
+     * as it got (the last progress sample): how far they came and their rate until then. Not in the
+     * medians or ratios, which are over complete runs only; empty if there are none.
+     */
+    public String stoppedRuns() {
+        return stopped.isEmpty() ? "" : render(stoppedRows(), false, 4);
+    }
+
+    private List<String[]> stoppedRows() {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(
+                new String[] {
+                    "query",
+                    "mini-batch",
+                    "backend",
+                    "rep",
+                    "events emitted",
+                    "window s",
+                    "events/s per core",
+                    "events/s",
+                    "cores"
+                });
+        for (RunRecord r : stopped) {
+            rows.add(
+                    new String[] {
+                        r.get("query"),
+                        r.get("minibatch"),
+                        r.get("backend"),
+                        r.get("rep"),
+                        num(r.number("warmup_events") + r.number("window_events"), "%,.0f"),
+                        num(r.number("window_s"), "%,.0f"),
+                        num(r.number("events_per_core_s"), "%,.0f"),
+                        num(r.number("events_per_s"), "%,.0f"),
+                        num(r.number("cores"), "%.2f")
+                    });
+        }
+        return rows;
     }
 
     public String summaryCsv() {

@@ -176,6 +176,11 @@ public final class NexmarkBenchmark implements Callable<Integer> {
                                     r.get("load1_start"))
                             : "FAILED ("
                                     + r.get("status")
+                                    + (r.get("events_per_core_s").isEmpty()
+                                            ? ""
+                                            : "; "
+                                                    + r.get("events_per_core_s")
+                                                    + " events/s per core until then")
                                     + "; see "
                                     + dir.resolve("run.log")
                                     + ")");
@@ -198,6 +203,11 @@ public final class NexmarkBenchmark implements Callable<Integer> {
         System.out.println();
         System.out.print(report.sideBySide());
         System.out.println();
+        if (!report.stoppedRuns().isEmpty()) {
+            System.out.println("Stopped at the time limit (not in the medians):");
+            System.out.print(report.stoppedRuns());
+            System.out.println();
+        }
         for (String line : report.resultLines()) {
             System.out.println(line);
         }

@@ -1,5 +1,6 @@
 package io.falconstate.nexmark.bench;
 
+import io.falconstate.nexmark.MeasuredWindow;
 import io.falconstate.nexmark.NexmarkRunOptions;
 import io.falconstate.nexmark.NexmarkRunResult;
 import io.falconstate.nexmark.NexmarkRunner;
@@ -10,9 +11,11 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.Callable;
@@ -34,6 +37,9 @@ import java.util.concurrent.Callable;
                 "One run of the Nexmark benchmark harness (NexmarkBenchmark forks one JVM per"
                         + " run): runs the query and writes its figures to the result file.")
 public final class NexmarkBenchmarkMain implements Callable<Integer> {
+    /** How often a run's window so far goes to its progress file. */
+    static final Duration PROGRESS_INTERVAL = Duration.ofSeconds(5);
+
     @Option(
             names = "--result-file",
             paramLabel = "FILE",
@@ -55,19 +61,46 @@ public final class NexmarkBenchmarkMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        NexmarkRunResult r = NexmarkRunner.run(Cli.validated(spec, run::toRunOptions));
+        NexmarkRunOptions options = Cli.validated(spec, run::toRunOptions);
+        Path progressFile = progressFile(resultFile);
+        options.progressListener(w -> writeProgress(w, progressFile), PROGRESS_INTERVAL);
+        NexmarkRunResult r = NexmarkRunner.run(options);
         System.out.println(r.summary());
-        Properties p = properties(r);
-        Path tmp = resultFile.resolveSibling(resultFile.getFileName() + ".tmp");
+        store(properties(r), resultFile, "nexmark benchmark run");
+        return 0;
+    }
+
+    /**
+     * The file next to {@code resultFile} that holds the run's measured window so far ({@link
+     * #windowProperties}), rewritten every {@link #PROGRESS_INTERVAL}: what is left of a run that
+     * the launcher stops at its time limit.
+     */
+    static Path progressFile(Path resultFile) {
+        return resultFile.resolveSibling("progress.properties");
+    }
+
+    private static void writeProgress(MeasuredWindow w, Path file) {
+        Properties p = new Properties();
+        windowProperties(w, p);
+        try {
+            store(p, file, "nexmark benchmark run in progress");
+        } catch (IOException e) {
+            // the run goes on; only an unfinished run would miss these figures
+            System.err.println("cannot write " + file + ": " + e);
+        }
+    }
+
+    /** Writes {@code p} to {@code file} by an atomic rename (readers never see half a file). */
+    private static void store(Properties p, Path file, String comment) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try (OutputStream out = Files.newOutputStream(tmp)) {
-            p.store(out, "nexmark benchmark run");
+            p.store(out, comment);
         }
         Files.move(
                 tmp,
-                resultFile,
+                file,
                 java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                 java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        return 0;
     }
 
     public static void main(String[] args) {
@@ -82,11 +115,7 @@ public final class NexmarkBenchmarkMain implements Callable<Integer> {
         p.setProperty("events", Long.toString(r.events()));
         p.setProperty("elapsed_ns", Long.toString(r.elapsedNanos()));
         p.setProperty("cpu_ns", Long.toString(r.cpuNanos()));
-        p.setProperty("window_events", Long.toString(r.window().events()));
-        p.setProperty("warmup_events", Long.toString(r.window().warmupEvents()));
-        p.setProperty("window_elapsed_ns", Long.toString(r.window().elapsedNanos()));
-        p.setProperty("window_cpu_ns", Long.toString(r.window().cpuNanos()));
-        p.setProperty("warmup_observed", Boolean.toString(r.window().warmupObserved()));
+        windowProperties(r.window(), p);
         p.setProperty("checkpoints", Long.toString(r.checkpoints().completed()));
         p.setProperty("ckpt_sync_ms", fmt(r.checkpoints().avgSyncMillis()));
         p.setProperty("ckpt_sync_max_ms", Long.toString(r.checkpoints().maxSyncMillis()));
@@ -96,6 +125,15 @@ public final class NexmarkBenchmarkMain implements Callable<Integer> {
         p.setProperty(
                 "checkpointed_size_bytes", Long.toString(r.checkpoints().lastCheckpointedSize()));
         return p;
+    }
+
+    /** The measured window's figures, as {@link RunRecord#window} reads them. */
+    static void windowProperties(MeasuredWindow w, Properties p) {
+        p.setProperty("window_events", Long.toString(w.events()));
+        p.setProperty("warmup_events", Long.toString(w.warmupEvents()));
+        p.setProperty("window_elapsed_ns", Long.toString(w.elapsedNanos()));
+        p.setProperty("window_cpu_ns", Long.toString(w.cpuNanos()));
+        p.setProperty("warmup_observed", Boolean.toString(w.warmupObserved()));
     }
 
     private static String fmt(double v) {

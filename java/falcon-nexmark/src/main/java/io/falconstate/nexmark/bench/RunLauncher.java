@@ -102,8 +102,9 @@ final class RunLauncher {
 
     /**
      * Runs {@code cmd} in {@code dir} (killed after the run timeout) and fills {@code r}: start
-     * time and load, the measured figures and status {@code ok}, or status {@code exit-N} or {@code
-     * timeout}.
+     * time and load, the measured figures and status {@code ok}; or status {@code timeout} with the
+     * window as far as it got (the run's last progress file, if its window had opened); or status
+     * {@code exit-N}.
      */
     void launch(RunRecord r, List<String> cmd, Path dir) throws IOException, InterruptedException {
         Files.createDirectories(dir);
@@ -122,17 +123,27 @@ final class RunLauncher {
         }
         r.set("load1_end", HostFacts.loadAverage().split(" ")[0]);
         Path result = dir.resolve("result.properties");
+        Path progress = NexmarkBenchmarkMain.progressFile(result);
         if (done && proc.exitValue() == 0 && Files.exists(result)) {
-            Properties p = new Properties();
-            try (InputStream in = Files.newInputStream(result)) {
-                p.load(in);
+            r.measured(load(result)).set("status", "ok");
+        } else if (!done) {
+            if (Files.exists(progress)) {
+                r.window(load(progress));
             }
-            r.measured(p).set("status", "ok");
+            r.set("status", "timeout");
         } else {
-            r.set("status", done ? "exit-" + proc.exitValue() : "timeout");
+            r.set("status", "exit-" + proc.exitValue());
         }
         deleteTree(dir.resolve("checkpoints"));
         deleteTree(dir.resolve("tmp"));
+    }
+
+    private static Properties load(Path file) throws IOException {
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(file)) {
+            p.load(in);
+        }
+        return p;
     }
 
     /** The distinct {@code [FALCON]} lines of a run's log, in order; null if there is no log. */

@@ -83,19 +83,10 @@ public final class RunRecord {
 
     /** Fills the measured columns from a {@link NexmarkBenchmarkMain} result file. */
     public RunRecord measured(Properties p) {
-        double windowNs = Double.parseDouble(p.getProperty("window_elapsed_ns"));
-        double windowCpuNs = Double.parseDouble(p.getProperty("window_cpu_ns"));
-        double windowEvents = Double.parseDouble(p.getProperty("window_events"));
+        window(p);
         set("backend_class", p.getProperty("backend_class"));
         set("elapsed_s", f3(Double.parseDouble(p.getProperty("elapsed_ns")) / 1e9));
         set("cpu_s", f3(Double.parseDouble(p.getProperty("cpu_ns")) / 1e9));
-        set("warmup_events", p.getProperty("warmup_events"));
-        set("window_events", p.getProperty("window_events"));
-        set("window_s", f3(windowNs / 1e9));
-        set("window_cpu_s", f3(windowCpuNs / 1e9));
-        set("cores", f3(windowCpuNs / windowNs));
-        set("events_per_s", f1(windowEvents / (windowNs / 1e9)));
-        set("events_per_core_s", windowCpuNs > 0 ? f1(windowEvents / (windowCpuNs / 1e9)) : "");
         set("checkpoints", p.getProperty("checkpoints"));
         set("ckpt_sync_ms", p.getProperty("ckpt_sync_ms"));
         set("ckpt_sync_max_ms", p.getProperty("ckpt_sync_max_ms"));
@@ -103,6 +94,24 @@ public final class RunRecord {
         set("ckpt_total_max_ms", p.getProperty("ckpt_total_max_ms"));
         set("state_size_bytes", p.getProperty("state_size_bytes"));
         set("checkpointed_size_bytes", p.getProperty("checkpointed_size_bytes"));
+        return this;
+    }
+
+    /**
+     * Fills the measured window's columns (warm-up, window, cores, throughput) from a result file
+     * or from the progress file of a run stopped at its time limit (its window so far).
+     */
+    public RunRecord window(Properties p) {
+        double windowNs = Double.parseDouble(p.getProperty("window_elapsed_ns"));
+        double windowCpuNs = Double.parseDouble(p.getProperty("window_cpu_ns"));
+        double windowEvents = Double.parseDouble(p.getProperty("window_events"));
+        set("warmup_events", p.getProperty("warmup_events"));
+        set("window_events", p.getProperty("window_events"));
+        set("window_s", f3(windowNs / 1e9));
+        set("window_cpu_s", f3(windowCpuNs / 1e9));
+        set("cores", f3(windowCpuNs / windowNs));
+        set("events_per_s", f1(windowEvents / (windowNs / 1e9)));
+        set("events_per_core_s", windowCpuNs > 0 ? f1(windowEvents / (windowCpuNs / 1e9)) : "");
         return this;
     }
 

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Properties;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -68,6 +69,42 @@ class BenchmarkReportTest {
         assertThat(report.sideBySide()).contains("falcon / rocksdb", "2.27x");
         assertThat(report.summaryCsv().split("\n")[2])
                 .startsWith("q4,off,1,falcon,a=1;b=2,3,1,250.000");
+    }
+
+    @Test
+    void runsStoppedAtTheTimeLimitAreListedWithTheirWindowAndStayOutOfTheMedians() {
+        Properties progress = new Properties();
+        progress.setProperty("warmup_events", "10000000");
+        progress.setProperty("window_events", "35000000");
+        progress.setProperty("window_elapsed_ns", "1750000000000"); // 1,750 s
+        progress.setProperty("window_cpu_ns", "2800000000000"); // 2,800 s on 1.6 cores
+        RunRecord stopped = run("rocksdb", 2, Double.NaN, "timeout").window(progress);
+        assertThat(stopped.number("events_per_s")).isEqualTo(20_000);
+        assertThat(stopped.number("events_per_core_s")).isEqualTo(12_500);
+        assertThat(stopped.number("cores")).isEqualTo(1.6);
+        RunRecord neverOpened = run("rocksdb", 3, Double.NaN, "timeout");
+        RunRecord crashed = run("falcon", 3, 50, "exit-1").set("window_events", "1");
+
+        BenchmarkReport report =
+                new BenchmarkReport(
+                        Arrays.asList(
+                                run("rocksdb", 1, 100, "ok"),
+                                run("falcon", 1, 300, "ok"),
+                                stopped,
+                                run("falcon", 2, 250, "ok"),
+                                neverOpened,
+                                crashed));
+
+        assertThat(report.summaries().get(0).runs()).isEqualTo(1);
+        assertThat(report.summaries().get(0).median("events_per_core_s")).isEqualTo(100);
+        assertThat(report.summaries().get(1).ratio()).isEqualTo(275.0 / 100);
+        String table = report.stoppedRuns();
+        assertThat(table.split("\n")).hasSize(3); // header, rule, one run
+        assertThat(table).contains("45,000,000", "1,750", "12,500", "20,000", "1.60");
+        assertThat(report.markdown())
+                .contains("Stopped at the time limit", " 45,000,000 |", " 12,500 |");
+        assertThat(new BenchmarkReport(Arrays.asList(run("rocksdb", 1, 100, "ok"))).markdown())
+                .doesNotContain("Stopped");
     }
 
     @Test

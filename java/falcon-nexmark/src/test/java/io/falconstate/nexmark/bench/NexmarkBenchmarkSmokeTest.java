@@ -101,4 +101,40 @@ class NexmarkBenchmarkSmokeTest {
             assertThat(log).contains(nativeLibrary.isEmpty() ? "[FALCON] WARN" : "[FALCON] Falcon");
         }
     }
+
+    @Test
+    void aRunStoppedAtTheTimeLimitKeepsItsWindowUntilThen() throws Exception {
+        BenchmarkOptions o =
+                new BenchmarkOptions()
+                        .queries("q0")
+                        .events(1_000_000)
+                        .reps(1)
+                        .backends("rocksdb")
+                        .miniBatch(false)
+                        .parallelism(1)
+                        .heap("512m")
+                        .out(tmp.resolve("out"))
+                        .work(tmp.resolve("work"));
+        // 10,000 events/s: 100 s of input against a 25 s limit; the window opens after 2 s.
+        o.source.put("rate.limit", "10000");
+        o.warmup = 0.02;
+        o.runTimeoutSeconds = 25;
+
+        NexmarkBenchmark.Outcome out = NexmarkBenchmark.run(o);
+
+        assertThat(out.runs).hasSize(1);
+        RunRecord r = out.runs.get(0);
+        assertThat(r.get("status")).isEqualTo("timeout");
+        assertThat(r.number("warmup_events")).isBetween(20_000.0, 22_000.0);
+        assertThat(r.number("window_events")).isPositive();
+        assertThat(r.number("warmup_events") + r.number("window_events")).isLessThan(1_000_000);
+        // The source's rate limit shows through: the window's rate is the rate it ran at.
+        assertThat(r.number("events_per_s")).isBetween(7_000.0, 11_000.0);
+        assertThat(r.number("events_per_core_s")).isPositive();
+        assertThat(r.number("cores")).isPositive();
+        assertThat(out.report.summaries().get(0).runs()).isZero();
+        assertThat(out.report.stoppedRuns()).contains("q0", "rocksdb");
+        assertThat(new String(Files.readAllBytes(out.markdown), StandardCharsets.UTF_8))
+                .contains("Stopped at the time limit");
+    }
 }
