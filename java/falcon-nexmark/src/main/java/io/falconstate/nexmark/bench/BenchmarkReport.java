@@ -49,7 +49,15 @@ public final class BenchmarkReport {
         public final String backend;
         public final String config;
         final List<RunRecord> ok = new ArrayList<>();
+
+        /** Runs that did not finish: failed, or stopped at the time limit. */
         int failed;
+
+        /**
+         * Of {@link #failed}, those stopped at the time limit with a window ({@link #stoppedRuns}).
+         */
+        int stopped;
+
         double ratio = Double.NaN;
 
         Summary(RunRecord r) {
@@ -113,7 +121,9 @@ public final class BenchmarkReport {
     public BenchmarkReport(List<RunRecord> runs) {
         Map<String, Summary> byKey = new LinkedHashMap<>();
         for (RunRecord r : runs) {
-            if ("timeout".equals(r.get("status")) && !r.get("window_events").isEmpty()) {
+            boolean stoppedWithWindow =
+                    "timeout".equals(r.get("status")) && !r.get("window_events").isEmpty();
+            if (stoppedWithWindow) {
                 stopped.add(r);
             }
             String key =
@@ -129,6 +139,7 @@ public final class BenchmarkReport {
                 s.ok.add(r);
             } else {
                 s.failed++;
+                s.stopped += stoppedWithWindow ? 1 : 0;
             }
         }
         summaries.addAll(byKey.values());
@@ -207,7 +218,7 @@ public final class BenchmarkReport {
                         s.minibatch,
                         Integer.toString(s.p),
                         markdown ? "`" + s.backend + "`" : s.backend,
-                        s.runs() + (s.failed > 0 ? " (+" + s.failed + " failed)" : ""),
+                        s.runs() + notFinished(s),
                         markdown
                                 ? range(s, "events_per_core_s").replace('-', '–')
                                 : range(s, "events_per_core_s"),
@@ -356,6 +367,18 @@ public final class BenchmarkReport {
             b.append(line).append('\n');
         }
         return b.toString();
+    }
+
+    /** " (+N failed, +M stopped)", the parts that are not zero; empty if every run finished. */
+    private static String notFinished(Summary s) {
+        List<String> parts = new ArrayList<>();
+        if (s.failed > s.stopped) {
+            parts.add("+" + (s.failed - s.stopped) + " failed");
+        }
+        if (s.stopped > 0) {
+            parts.add("+" + s.stopped + " stopped");
+        }
+        return parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")";
     }
 
     private static String range(Summary s, String column) {

@@ -98,6 +98,7 @@ class BenchmarkReportTest {
         assertThat(report.summaries().get(0).runs()).isEqualTo(1);
         assertThat(report.summaries().get(0).median("events_per_core_s")).isEqualTo(100);
         assertThat(report.summaries().get(1).ratio()).isEqualTo(275.0 / 100);
+        assertThat(report.table()).contains("1 (+1 failed, +1 stopped)", "2 (+1 failed)");
         String table = report.stoppedRuns();
         assertThat(table.split("\n")).hasSize(3); // header, rule, one run
         assertThat(table).contains("45,000,000", "1,750", "12,500", "20,000", "1.60");
