@@ -46,7 +46,8 @@ if [[ $build == 1 ]]; then
   # One reactor: bench/jmh compiles and runs against java/falcon-flink/target/classes of this
   # tree (classpath.txt lists that directory), never against a falcon-flink jar in ~/.m2.
   log "build falcon-flink and bench/jmh"
-  mvn -B -ntp -q -f "$JMH_DIR/reactor/pom.xml" compile -Dmaven.test.skip=true
+  # test-compile: the low-memory benchmark runs the workload in falcon-flink's test classes.
+  mvn -B -ntp -q -f "$JMH_DIR/reactor/pom.xml" test-compile -DskipTests
 fi
 [[ -f "$native" ]] || die "no native library at $native (build it or pass --native-library)"
 [[ -f "$JMH_DIR/target/classpath.txt" ]] || die "bench/jmh is not built (run without --no-build)"
