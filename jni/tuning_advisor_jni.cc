@@ -11,6 +11,7 @@
 //   [6] filter (FilterPolicyKind) [7] bloom bits per key
 //   [8] whole-key filtering (-1 keep, 0 off, 1 on)
 //   [9] arena block size (0 keep)
+//   [10] fixed allocation per memtable (bytes)
 
 #include <cmath>
 #include <string>
@@ -22,11 +23,13 @@
 namespace falcon::jni {
 namespace {
 
-constexpr jsize kPackedLength = 10;
+constexpr jsize kPackedLength = 11;
 
 jlongArray NativeAdvise(JNIEnv* env, jclass, jint kind,
                         jint key_group_prefix_bytes, jint key_bytes,
                         jint namespace_bytes, jlong write_buffer_size,
+                        jlong write_buffer_manager_capacity,
+                        jlong fixed_allocations_reserved,
                         jboolean hash_memtable_enabled,
                         jboolean range_filter_enabled) {
   return GuardJni<jlongArray>(env, nullptr, [&]() -> jlongArray {
@@ -36,6 +39,8 @@ jlongArray NativeAdvise(JNIEnv* env, jclass, jint kind,
     in.key_bytes = key_bytes;
     in.namespace_bytes = namespace_bytes;
     in.write_buffer_size = write_buffer_size;
+    in.write_buffer_manager_capacity = write_buffer_manager_capacity;
+    in.fixed_allocations_reserved = fixed_allocations_reserved;
     in.hash_memtable_enabled = hash_memtable_enabled == JNI_TRUE;
     in.range_filter_enabled = range_filter_enabled == JNI_TRUE;
 
@@ -56,6 +61,7 @@ jlongArray NativeAdvise(JNIEnv* env, jclass, jint kind,
         p.bloom_bits_per_key,
         p.whole_key_filtering,
         p.arena_block_size,
+        p.fixed_allocation_bytes,
     };
     jlongArray array = env->NewLongArray(kPackedLength);
     if (array == nullptr) return nullptr;  // OutOfMemoryError pending
@@ -76,7 +82,7 @@ jstring NativeReasonText(JNIEnv* env, jclass, jint reason) {
 
 bool RegisterTuningAdvisor(JNIEnv* env) {
   static const JNINativeMethod kMethods[] = {
-      FALCON_NATIVE("nativeAdvise", "(IIIIJZZ)[J", NativeAdvise),
+      FALCON_NATIVE("nativeAdvise", "(IIIIJJJZZ)[J", NativeAdvise),
       FALCON_NATIVE("nativeReasonText", "(I)Ljava/lang/String;",
                     NativeReasonText),
   };

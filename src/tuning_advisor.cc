@@ -3,6 +3,7 @@
 #include "falcon/tuning_advisor.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace falcon {
@@ -45,6 +46,13 @@ Status Validate(const TuningInput& in) {
     return Status::InvalidArgument("write buffer size must be > 0, got " +
                                    std::to_string(in.write_buffer_size));
   }
+  if (in.write_buffer_manager_capacity < 0 ||
+      in.fixed_allocations_reserved < 0) {
+    return Status::InvalidArgument(
+        "write-buffer manager capacity and reservation must be >= 0, got " +
+        std::to_string(in.write_buffer_manager_capacity) + " and " +
+        std::to_string(in.fixed_allocations_reserved));
+  }
   return Status::OK();
 }
 
@@ -62,13 +70,31 @@ UntunedReason FixedPrefixLength(const TuningInput& in, int32_t* length) {
   return UntunedReason::kNone;
 }
 
-// At most RocksDB's own later default, min(1 MB, write_buffer_size / 8), and
-// at most twice `allocation` (the bucket array or bloom every new memtable
-// allocates first): RocksDB's arena gives an allocation above a quarter block
+// The largest fixed block each memtable of one more tuned column family may
+// allocate when it is created: capacity / 64 of the slot's write-buffer
+// manager, and what is left of the slot's capacity / 8 for all of them; no
+// bound without a manager.
+int64_t FixedAllocationLimit(const TuningInput& in) {
+  const int64_t capacity = in.write_buffer_manager_capacity;
+  if (capacity == 0) return std::numeric_limits<int64_t>::max();
+  const int64_t slot_left =
+      std::max<int64_t>(0, capacity / kFixedAllocationDivisorPerSlot -
+                               in.fixed_allocations_reserved);
+  return std::min(capacity / kFixedAllocationDivisorPerColumnFamily, slot_left);
+}
+
+// At most RocksDB's own later default, min(1 MB, write_buffer_size / 8), at
+// most capacity / 32 of the write-buffer manager, and at most twice
+// `allocation` (the bucket array or bloom every new memtable allocates first)
+// when there is one: RocksDB's arena gives an allocation above a quarter block
 // a chunk of its own size instead of a whole new block.
 int64_t ArenaBlockSize(const TuningInput& in, int64_t allocation) {
-  const int64_t block =
-      std::min({kMaxArenaBlockSize, in.write_buffer_size / 8, 2 * allocation});
+  int64_t block = std::min(kMaxArenaBlockSize, in.write_buffer_size / 8);
+  if (allocation > 0) block = std::min(block, 2 * allocation);
+  if (in.write_buffer_manager_capacity > 0) {
+    block = std::min(
+        block, in.write_buffer_manager_capacity / kArenaBlockDivisorOfManager);
+  }
   return std::max<int64_t>(block, 4096);  // RocksDB's minimum block
 }
 
@@ -84,11 +110,18 @@ TuningProfile ValueProfile(const TuningInput& in) {
   p.tuned = true;
   p.memtable = MemtableKind::kHashLinkList;
   // The bucket array lives in each memtable's arena (8 bytes per bucket), so
-  // it is charged to the write buffer: under 1% of it at 1 KiB per bucket.
-  p.hash_bucket_count =
-      std::clamp(in.write_buffer_size / kWriteBufferBytesPerBucket,
-                 kMinHashBuckets, kMaxHashBuckets);
-  p.arena_block_size = ArenaBlockSize(in, 8 * p.hash_bucket_count);
+  // it is charged to the write buffer: under 1% of it at 1 KiB per bucket,
+  // and no more than the slot's write-buffer manager can carry.
+  const int64_t buckets =
+      std::min(std::clamp(in.write_buffer_size / kWriteBufferBytesPerBucket,
+                          kMinHashBuckets, kMaxHashBuckets),
+               FixedAllocationLimit(in) / kHashBucketBytes);
+  if (buckets < kMinHashBuckets) {
+    return Untuned(UntunedReason::kWriteBuffersTooSmall);
+  }
+  p.hash_bucket_count = buckets;
+  p.fixed_allocation_bytes = kHashBucketBytes * buckets;
+  p.arena_block_size = ArenaBlockSize(in, p.fixed_allocation_bytes);
   // The whole key: every bucket holds exactly one key.
   p.prefix_length = n;
   // A hash lookup already touches one bucket; a memtable bloom would only add
@@ -115,14 +148,21 @@ TuningProfile MapProfile(const TuningInput& in) {
   // Exactly the prefix of every map seek (iterator, isEmpty, clear): shorter
   // would weaken the filter, longer (or capped) would make those seeks miss.
   p.prefix_length = n;
-  p.memtable_prefix_bloom_ratio = kMapMemtableBloomRatio;
+  // The memtable bloom: 2% of the write buffer, within what the slot's
+  // write-buffer manager can carry; left out when that is under 4 KiB.
+  int64_t bloom_bytes =
+      std::min(static_cast<int64_t>(kMapMemtableBloomRatio *
+                                    static_cast<double>(in.write_buffer_size)),
+               FixedAllocationLimit(in));
+  if (bloom_bytes < kMinMemtableBloomBytes) bloom_bytes = 0;
+  p.fixed_allocation_bytes = bloom_bytes;
+  p.memtable_prefix_bloom_ratio = static_cast<double>(bloom_bytes) /
+                                  static_cast<double>(in.write_buffer_size);
   p.filter = FilterPolicyKind::kBloom;
   p.bloom_bits_per_key = kBloomBitsPerKey;
   // Point gets (get/contains) test the whole key, seeks the prefix.
   p.whole_key_filtering = 1;
-  p.arena_block_size = ArenaBlockSize(
-      in, static_cast<int64_t>(kMapMemtableBloomRatio *
-                               static_cast<double>(in.write_buffer_size)));
+  p.arena_block_size = ArenaBlockSize(in, bloom_bytes);
   return p;
 }
 
@@ -172,6 +212,9 @@ std::string_view UntunedReasonText(UntunedReason reason) {
       return "key group + key + namespace is longer than 65536 bytes";
     case UntunedReason::kNativeLibraryNotLoaded:
       return "native library not loaded";
+    case UntunedReason::kWriteBuffersTooSmall:
+      return "the slot's write buffers cannot carry a hash memtable's 1024 "
+             "buckets in every memtable";
   }
   return "unknown reason";
 }

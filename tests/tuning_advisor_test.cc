@@ -39,6 +39,7 @@ void ExpectUntuned(const TuningProfile& p, UntunedReason reason) {
   EXPECT_EQ(p.filter, FilterPolicyKind::kKeep);
   EXPECT_EQ(p.whole_key_filtering, -1);
   EXPECT_EQ(p.arena_block_size, 0);
+  EXPECT_EQ(p.fixed_allocation_bytes, 0);
 }
 
 // Rule: ValueState with fixed key and namespace -> HashLinkList, prefix = the
@@ -198,10 +199,99 @@ TEST(TuningAdvisorTest, ImpossibleInputsAreInvalidArguments) {
   TuningInput no_buffer = Input(StateKind::kValue, 8, 1);
   no_buffer.write_buffer_size = 0;
   invalid(no_buffer);
+  TuningInput negative_manager = Input(StateKind::kValue, 8, 1);
+  negative_manager.write_buffer_manager_capacity = -1;
+  invalid(negative_manager);
+  TuningInput negative_reserved = Input(StateKind::kMap, 8, 1);
+  negative_reserved.fixed_allocations_reserved = -1;
+  invalid(negative_reserved);
+}
+
+// Rule: without a write-buffer manager the fixed blocks follow the write
+// buffer alone, and the profile reports what each memtable allocates.
+TEST(TuningAdvisorTest, FixedAllocationIsReportedWithoutManager) {
+  TuningProfile value = AdviseOk(Input(StateKind::kValue, 8, 1));
+  EXPECT_EQ(value.fixed_allocation_bytes,
+            kHashBucketBytes * value.hash_bucket_count);
+  TuningProfile map = AdviseOk(Input(StateKind::kMap, 8, 1));
+  EXPECT_EQ(map.fixed_allocation_bytes,
+            static_cast<int64_t>(kMapMemtableBloomRatio * (64 << 20)));
+  EXPECT_NEAR(map.memtable_prefix_bloom_ratio, kMapMemtableBloomRatio, 1e-6);
+}
+
+// Rule: with a manager, each memtable's fixed block is at most capacity / 64
+// and the slot's together at most capacity / 8; the arena block at most
+// capacity / 32. A large manager changes nothing.
+TEST(TuningAdvisorTest, FixedAllocationsStayASmallPartOfTheManager) {
+  TuningInput large = Input(StateKind::kValue, 8, 1);
+  large.write_buffer_manager_capacity = int64_t{1} << 30;
+  EXPECT_EQ(AdviseOk(large).hash_bucket_count,
+            (64 << 20) / kWriteBufferBytesPerBucket);
+  large.kind = StateKind::kMap;
+  EXPECT_NEAR(AdviseOk(large).memtable_prefix_bloom_ratio,
+              kMapMemtableBloomRatio, 1e-6);
+
+  for (int64_t capacity :
+       {int64_t{1} << 20, int64_t{1398101}, int64_t{4} << 20, int64_t{16} << 20,
+        int64_t{64} << 20, int64_t{256} << 20}) {
+    for (StateKind kind : {StateKind::kValue, StateKind::kMap}) {
+      TuningInput in = Input(kind, 8, 1);
+      in.write_buffer_manager_capacity = capacity;
+      TuningProfile p = AdviseOk(in);
+      EXPECT_LE(p.fixed_allocation_bytes, capacity / 64) << capacity;
+      if (p.tuned) {
+        EXPECT_LE(p.arena_block_size, std::max<int64_t>(4096, capacity / 32))
+            << capacity;
+        EXPECT_NEAR(p.memtable_prefix_bloom_ratio * (64 << 20),
+                    static_cast<double>(
+                        kind == StateKind::kMap ? p.fixed_allocation_bytes : 0),
+                    64.0)
+            << capacity;
+      }
+      // Once the slot's capacity / 8 is reserved, nothing more is allocated.
+      in.fixed_allocations_reserved = capacity / 8;
+      TuningProfile full = AdviseOk(in);
+      EXPECT_EQ(full.fixed_allocation_bytes, 0) << capacity;
+      // What is left of capacity / 8 bounds the next block.
+      in.fixed_allocations_reserved = capacity / 8 - 10000;
+      EXPECT_LE(AdviseOk(in).fixed_allocation_bytes, 10000) << capacity;
+    }
+  }
+}
+
+// Rule: a hash memtable needs room for its 1024 buckets (8 KiB) in every
+// memtable; below that the column family keeps its skiplist.
+TEST(TuningAdvisorTest, HashMemtableStepsAsideWhenTheManagerCannotCarryIt) {
+  TuningInput in = Input(StateKind::kValue, 8, 1);
+  in.write_buffer_manager_capacity = 64 * kHashBucketBytes * kMinHashBuckets;
+  TuningProfile fits = AdviseOk(in);
+  EXPECT_TRUE(fits.tuned);
+  EXPECT_EQ(fits.hash_bucket_count, kMinHashBuckets);
+  in.write_buffer_manager_capacity -= 64;
+  ExpectUntuned(AdviseOk(in), UntunedReason::kWriteBuffersTooSmall);
+  in.write_buffer_manager_capacity = int64_t{64} << 20;
+  in.fixed_allocations_reserved = (int64_t{8} << 20) - 8191;
+  ExpectUntuned(AdviseOk(in), UntunedReason::kWriteBuffersTooSmall);
+}
+
+// Rule: a memtable bloom under 4 KiB is left out; the map keeps its prefix
+// extractor and SST filter, and a small arena block.
+TEST(TuningAdvisorTest, MapStateKeepsItsSstFilterWithoutRoomForAMemtableBloom) {
+  TuningInput in = Input(StateKind::kMap, 8, 1);
+  in.write_buffer_manager_capacity = 64 * kMinMemtableBloomBytes - 64;
+  TuningProfile p = AdviseOk(in);
+  EXPECT_TRUE(p.tuned);
+  EXPECT_EQ(p.memtable_prefix_bloom_ratio, 0.0);
+  EXPECT_EQ(p.fixed_allocation_bytes, 0);
+  EXPECT_EQ(p.prefix_length, 10);
+  EXPECT_EQ(p.filter, FilterPolicyKind::kBloom);
+  EXPECT_EQ(p.arena_block_size, 8192 - 2);
+  in.write_buffer_manager_capacity = 64 * kMinMemtableBloomBytes;
+  EXPECT_EQ(AdviseOk(in).fixed_allocation_bytes, kMinMemtableBloomBytes);
 }
 
 TEST(TuningAdvisorTest, EveryReasonHasText) {
-  for (int r = 0; r <= static_cast<int>(UntunedReason::kNativeLibraryNotLoaded);
+  for (int r = 0; r <= static_cast<int>(UntunedReason::kWriteBuffersTooSmall);
        ++r) {
     std::string_view text = UntunedReasonText(static_cast<UntunedReason>(r));
     EXPECT_FALSE(text.empty());

@@ -24,10 +24,18 @@
 //    map uses; never capped, never longer), memtable prefix bloom, and a bloom
 //    filter in the SST with whole-key filtering on ("range filter"); only when
 //    key and namespace lengths are fixed.
+//  * every memtable of a tuned column family allocates a fixed block when it is
+//    created (the hash bucket array, the memtable bloom), charged to the
+//    slot's write-buffer manager even while the memtable is empty; a manager
+//    flushes once its mutable memtables pass 7/8 of its capacity. So with a
+//    manager, each such block is at most capacity / 64, and all of one slot's
+//    together at most capacity / 8: a hash memtable whose 1024 buckets do not
+//    fit is not used, a memtable bloom under 4 KiB is left out (the prefix
+//    extractor and SST filter stay).
 //  * a tuned column family gets an arena block of at most min(1 MB, write
-//    buffer / 8) and at most twice its first allocation (bucket array or
-//    memtable bloom), so a new, empty memtable does not pin a whole 8 MB
-//    block of the slot's write buffer manager.
+//    buffer / 8, manager capacity / 32) and at most twice its first
+//    allocation (bucket array or memtable bloom), so a new, empty memtable
+//    does not pin a whole 8 MB block of the slot's write buffer manager.
 //  * every other kind (list, reducing, aggregating, unknown): left as is.
 //  * each tuning has its own switch; a switched-off tuning leaves the column
 //    family as is.
@@ -80,6 +88,7 @@ enum class UntunedReason : int32_t {
   kNamespaceLengthUnknown = 7,
   kPrefixTooLong = 8,
   kNativeLibraryNotLoaded = 9,  // produced by the Java wrapper only
+  kWriteBuffersTooSmall = 10,
 };
 
 inline constexpr int32_t kUnknownLength = -1;
@@ -96,6 +105,14 @@ struct TuningInput {
   // The column family's write_buffer_size (bytes); sizes the hash buckets
   // and the memtable bloom. Must be > 0.
   int64_t write_buffer_size = 64 << 20;
+  // Capacity of the write-buffer manager the memtables are charged to (one
+  // per slot, shared by every column family of every RocksDB instance in
+  // it), or 0 when there is none (memtables bounded by write_buffer_size).
+  int64_t write_buffer_manager_capacity = 0;
+  // Bytes of per-memtable fixed blocks (see TuningProfile::
+  // fixed_allocation_bytes) that the slot's tuned column families hold
+  // already. Ignored without a manager.
+  int64_t fixed_allocations_reserved = 0;
   bool hash_memtable_enabled = true;
   bool range_filter_enabled = true;
 };
@@ -118,6 +135,10 @@ struct TuningProfile {
   // created; with 8 MB blocks that allocation would take a whole block, charged
   // to the slot's write buffer manager even while the memtable is empty.
   int64_t arena_block_size = 0;
+  // What each memtable of the column family allocates when it is created:
+  // the hash bucket array or the memtable bloom, in bytes; the caller counts
+  // it against the slot's write-buffer manager (fixed_allocations_reserved).
+  int64_t fixed_allocation_bytes = 0;
 };
 
 // Constants of the profiles, exposed for tests and documentation.
@@ -125,13 +146,19 @@ inline constexpr int64_t kWriteBufferBytesPerBucket = 1024;
 inline constexpr int64_t kMinHashBuckets = 1024;
 inline constexpr int64_t kMaxHashBuckets = 1 << 18;
 inline constexpr int64_t kMaxArenaBlockSize = 1 << 20;
+inline constexpr int64_t kHashBucketBytes = 8;
+inline constexpr int64_t kFixedAllocationDivisorPerColumnFamily = 64;
+inline constexpr int64_t kFixedAllocationDivisorPerSlot = 8;
+inline constexpr int64_t kArenaBlockDivisorOfManager = 32;
+inline constexpr int64_t kMinMemtableBloomBytes = 4096;
 inline constexpr double kMapMemtableBloomRatio = 0.02;
 inline constexpr int32_t kBloomBitsPerKey = 10;
 inline constexpr int32_t kMaxPrefixLength = 64 * 1024;
 
 // Returns the profile, or InvalidArgument for inputs no Flink state can have
 // (key-group prefix not 1 or 2, negative lengths other than kUnknownLength,
-// a non-positive write buffer, a kind outside StateKind).
+// a non-positive write buffer, a negative manager capacity or reservation, a
+// kind outside StateKind).
 Result<TuningProfile> Advise(const TuningInput& input);
 
 // Operator-facing text of a reason, e.g. "timer column family".

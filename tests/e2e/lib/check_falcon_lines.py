@@ -75,6 +75,7 @@ FORMATS = {
         r'\(prefix (\d+) bytes\)'),
     'range': re.compile(r'\[FALCON\] (\S+) is map, use range filter \(prefix (\d+) bytes\)'),
     'untuned': re.compile(r'\[FALCON\] (\S+) left untuned: (.+)'),
+    'no-memtable-bloom': re.compile(r'\[FALCON\] (\S+) range filter without memtable bloom: (.+)'),
     'warn': re.compile(
         r'\[FALCON\] WARN native library not loaded \(tried: (.+)\); '
         r'running as the stock RocksDB backend'),
@@ -235,6 +236,9 @@ def check_activation(a):
     for m in by['untuned']:
         if m.group(1) in tuned_names:
             problems.append(f'{m.group(1)} left untuned: {m.group(2)}')
+    # The e2e TaskManager's slots have room for every tuned memtable's blocks.
+    for m in by['no-memtable-bloom']:
+        problems.append(f'{m.group(1)} range filter without memtable bloom: {m.group(2)}')
 
     summary = (f'1 activation line (cache on ({a.policy}), hash memtable {a.hash}, range filter '
                f'{a.range}); {a.slots} slots x {slot_bytes} bytes = {a.cache_share} of '

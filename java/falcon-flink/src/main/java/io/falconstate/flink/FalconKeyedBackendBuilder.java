@@ -13,6 +13,7 @@ import io.falconstate.flink.tuning.ColumnFamilyTuner;
 import io.falconstate.flink.tuning.CompositeKeyLayout;
 import io.falconstate.flink.tuning.DbRuleOptionsFactory;
 import io.falconstate.flink.tuning.RestoredStateMetaInfo;
+import io.falconstate.flink.tuning.SlotWriteBuffers;
 
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.TaskInfo;
@@ -151,7 +152,14 @@ final class FalconKeyedBackendBuilder<K> {
                             ? ManagedMemorySplit.withCacheShare(
                                     settings.cache().managedMemoryShare())
                             : ManagedMemorySplit.rocksDbOnly();
-            resources = createResourceContainer(split);
+            FalconRocksDBBackendBuilder.Resources created = createResourceContainer(split);
+            resources = created.container();
+            if (tuner != null && created.writeBufferManager() != null) {
+                tuner.useSlotWriteBuffers(
+                        SlotWriteBuffers.of(
+                                created.writeBufferManager(),
+                                resources.getWriteBufferManagerCapacity()));
+            }
             reached(Stage.RESOURCES_RESERVED, resources);
 
             StateRegistry registry = new StateRegistry(keySerializer);
@@ -232,7 +240,7 @@ final class FalconKeyedBackendBuilder<K> {
         return tuner;
     }
 
-    private RocksDBResourceContainer createResourceContainer(ManagedMemorySplit split)
+    private FalconRocksDBBackendBuilder.Resources createResourceContainer(ManagedMemorySplit split)
             throws IOException {
         return FalconRocksDBBackendBuilder.createResourceContainer(
                 stock.getMemoryConfiguration(),

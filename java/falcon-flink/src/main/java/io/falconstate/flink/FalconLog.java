@@ -116,6 +116,14 @@ public final class FalconLog {
         return "[FALCON] " + state + " is map, use range filter (prefix " + prefixBytes + " bytes)";
     }
 
+    /**
+     * {@code [FALCON] <state> range filter without memtable bloom: <reason>}: a MapState column
+     * family keeps its prefix extractor and SST filter, but its memtables get no bloom.
+     */
+    public static String noMemtableBloomLine(String state, String reason) {
+        return "[FALCON] " + state + " range filter without memtable bloom: " + reason;
+    }
+
     /** {@code [FALCON] <state> left untuned: <reason>}. */
     public static String untunedLine(String state, String reason) {
         return "[FALCON] " + state + " left untuned: " + reason;

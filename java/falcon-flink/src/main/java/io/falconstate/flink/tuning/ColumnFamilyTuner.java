@@ -14,6 +14,7 @@ import org.slf4j.Logger;
 import javax.annotation.Nullable;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,10 +31,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * #requiredKeyLength} (for {@link KeyLengthInvariant}). Never timer ({@code _timer_state/...}) or
  * {@code default} column families.
  *
+ * <p>With the slot's write-buffer manager ({@link #useSlotWriteBuffers}), the fixed blocks a tuned
+ * column family adds to each memtable (hash buckets, memtable bloom) are sized within what that
+ * manager can carry ({@link SlotWriteBuffers}): smaller, or off with a {@code [FALCON]} line.
+ *
  * <p>Lifetime: owned by one {@code FalconKeyedStateBackend}, which closes it after it disposed
- * RocksDB; {@link #close()} releases the bloom filters it created (idempotent). Thread-safety:
- * {@link #tune} runs on the task thread (state registration, restore); the queries may be called
- * from any thread.
+ * RocksDB; {@link #close()} releases the bloom filters it created and gives back its share of the
+ * slot's write buffers (idempotent). Thread-safety: {@link #tune} runs on the task thread (state
+ * registration, restore); the queries may be called from any thread.
  */
 public final class ColumnFamilyTuner implements AutoCloseable {
 
@@ -57,6 +62,11 @@ public final class ColumnFamilyTuner implements AutoCloseable {
             new ConcurrentHashMap<>();
     @Nullable private volatile TypeSerializer<?> restoredKeySerializer;
     private final List<AutoCloseable> ownedHandles = new ArrayList<>();
+    private volatile SlotWriteBuffers slotWriteBuffers = SlotWriteBuffers.UNBOUNDED;
+
+    /** Fixed memtable bytes reserved in {@link #slotWriteBuffers}, per column family. */
+    private final Map<String, Long> reservations = new HashMap<>();
+
     private boolean closed;
 
     /**
@@ -72,6 +82,15 @@ public final class ColumnFamilyTuner implements AutoCloseable {
         this.hashMemtableEnabled = hashMemtableEnabled;
         this.rangeFilterEnabled = rangeFilterEnabled;
         this.keyGroupPrefixBytes = keyGroupPrefixBytes;
+    }
+
+    /**
+     * Sizes the tuning of every column family created from now on within the slot's write-buffer
+     * manager. Call before the backend's database opens; without it (no shared manager: managed
+     * memory off) the fixed blocks follow the write buffer size alone.
+     */
+    public void useSlotWriteBuffers(SlotWriteBuffers slot) {
+        this.slotWriteBuffers = slot;
     }
 
     public boolean hashMemtableEnabled() {
@@ -109,6 +128,24 @@ public final class ColumnFamilyTuner implements AutoCloseable {
             @Nullable TypeSerializer<?> keySerializer,
             @Nullable TypeSerializer<?> namespaceSerializer,
             long writeBufferSize) {
+        return advise(
+                columnFamilyName,
+                type,
+                keySerializer,
+                namespaceSerializer,
+                writeBufferSize,
+                SlotWriteBuffers.UNBOUNDED,
+                0);
+    }
+
+    private TuningProfile advise(
+            String columnFamilyName,
+            @Nullable StateDescriptor.Type type,
+            @Nullable TypeSerializer<?> keySerializer,
+            @Nullable TypeSerializer<?> namespaceSerializer,
+            long writeBufferSize,
+            SlotWriteBuffers slot,
+            long reservedBytes) {
         TuningAdvisor.StateKind kind = kindOf(columnFamilyName, type);
         int keyBytes = TuningAdvisor.UNKNOWN_LENGTH;
         int namespaceBytes = TuningAdvisor.UNKNOWN_LENGTH;
@@ -125,10 +162,16 @@ public final class ColumnFamilyTuner implements AutoCloseable {
                         keyBytes,
                         namespaceBytes,
                         writeBufferSize,
+                        slot.capacity(),
+                        reservedBytes,
                         hashMemtableEnabled,
                         rangeFilterEnabled);
         if (type == null && kind == TuningAdvisor.StateKind.UNKNOWN) {
             return profile.withReason("state kind and serializers unknown");
+        }
+        if (profile.reasonCode() == TuningAdvisor.REASON_WRITE_BUFFERS_TOO_SMALL) {
+            return profile.withReason(
+                    profile.reason() + " (" + describe(slot, reservedBytes) + ")");
         }
         if (profile.reasonCode() == TuningAdvisor.REASON_KEY_LENGTH_UNKNOWN) {
             return profile.withReason(
@@ -186,21 +229,60 @@ public final class ColumnFamilyTuner implements AutoCloseable {
                 namespaceSerializer = state.namespaceSerializer();
             }
         }
-        TuningProfile profile =
-                advise(
-                        columnFamilyName,
-                        type,
-                        keySerializer,
-                        namespaceSerializer,
-                        options.writeBufferSize());
+        StateDescriptor.Type stateType = type;
+        TypeSerializer<?> stateKeySerializer = keySerializer;
+        TypeSerializer<?> stateNamespaceSerializer = namespaceSerializer;
+        SlotWriteBuffers slot = slotWriteBuffers;
         List<AutoCloseable> created = new ArrayList<>(1);
-        TuningProfile applied = TuningApplier.apply(profile, options, created);
+        // A column family tuned again (a restore's temporary database, then the real one) holds
+        // one reservation, its latest, decided without its earlier one.
+        long earlier;
+        synchronized (ownedHandles) {
+            earlier = reservations.getOrDefault(columnFamilyName, 0L);
+        }
+        // Decided and reserved under the slot's lock: backends of one slot register states on
+        // their own task threads, and each must see what the others took.
+        TuningProfile applied =
+                slot.reserve(
+                        reserved ->
+                                TuningApplier.apply(
+                                        advise(
+                                                columnFamilyName,
+                                                stateType,
+                                                stateKeySerializer,
+                                                stateNamespaceSerializer,
+                                                options.writeBufferSize(),
+                                                slot,
+                                                reserved - earlier),
+                                        options,
+                                        created));
         synchronized (ownedHandles) {
             ownedHandles.addAll(created);
+            reservations.put(columnFamilyName, applied.fixedAllocationBytes());
         }
+        slot.release(earlier);
         profiles.put(columnFamilyName, applied);
         log(columnFamilyName, kindOf(columnFamilyName, type), applied);
+        if (slot.bounded()
+                && applied.tuned()
+                && !applied.isHashMemtable()
+                && applied.memtablePrefixBloomRatio() == 0) {
+            LOG.info(
+                    FalconLog.noMemtableBloomLine(
+                            columnFamilyName,
+                            "the slot's write buffers cannot carry one in every memtable ("
+                                    + describe(slot, slot.reserved())
+                                    + ")"));
+        }
         return applied;
+    }
+
+    private static String describe(SlotWriteBuffers slot, long reservedBytes) {
+        return "write-buffer manager of "
+                + FalconLog.bytes(slot.capacity())
+                + ", "
+                + FalconLog.bytes(reservedBytes)
+                + " of it held by tuned column families' memtables";
     }
 
     // -- what the keyed backend asks --------------------------------------------------------------
@@ -279,6 +361,8 @@ public final class ColumnFamilyTuner implements AutoCloseable {
             closed = true;
             toClose = new ArrayList<>(ownedHandles);
             ownedHandles.clear();
+            reservations.values().forEach(slotWriteBuffers::release);
+            reservations.clear();
         }
         for (AutoCloseable handle : toClose) {
             try {

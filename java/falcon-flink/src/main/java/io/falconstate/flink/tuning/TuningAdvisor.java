@@ -75,6 +75,7 @@ public final class TuningAdvisor {
     public static final int REASON_NAMESPACE_LENGTH_UNKNOWN = 7;
     public static final int REASON_PREFIX_TOO_LONG = 8;
     public static final int REASON_NATIVE_LIBRARY_NOT_LOADED = 9;
+    public static final int REASON_WRITE_BUFFERS_TOO_SMALL = 10;
 
     /** Length argument meaning "not one fixed length". */
     public static final int UNKNOWN_LENGTH = -1;
@@ -82,14 +83,10 @@ public final class TuningAdvisor {
     private TuningAdvisor() {}
 
     /**
-     * The profile for one column family.
+     * The profile for one column family whose memtables are bounded by their write buffer alone (no
+     * write-buffer manager).
      *
-     * @param kind what the column family holds
-     * @param keyGroupPrefixBytes 1 or 2 (Flink's key-group prefix)
-     * @param keyBytes fixed length of key plus Flink's length suffix, or {@link #UNKNOWN_LENGTH}
-     * @param namespaceBytes fixed length of namespace plus its suffix, or {@link #UNKNOWN_LENGTH}
-     * @param writeBufferSize the column family's write buffer size in bytes, > 0
-     * @throws IllegalArgumentException for inputs no Flink state can have
+     * @see #advise(StateKind, int, int, int, long, long, long, boolean, boolean)
      */
     public static TuningProfile advise(
             StateKind kind,
@@ -100,12 +97,49 @@ public final class TuningAdvisor {
             boolean hashMemtableEnabled,
             boolean rangeFilterEnabled) {
         return advise(
+                kind,
+                keyGroupPrefixBytes,
+                keyBytes,
+                namespaceBytes,
+                writeBufferSize,
+                0,
+                0,
+                hashMemtableEnabled,
+                rangeFilterEnabled);
+    }
+
+    /**
+     * The profile for one column family.
+     *
+     * @param kind what the column family holds
+     * @param keyGroupPrefixBytes 1 or 2 (Flink's key-group prefix)
+     * @param keyBytes fixed length of key plus Flink's length suffix, or {@link #UNKNOWN_LENGTH}
+     * @param namespaceBytes fixed length of namespace plus its suffix, or {@link #UNKNOWN_LENGTH}
+     * @param writeBufferSize the column family's write buffer size in bytes, > 0
+     * @param writeBufferManagerCapacity capacity of the slot's write-buffer manager, 0 for none
+     * @param fixedAllocationsReserved per-memtable fixed bytes the slot's tuned column families
+     *     hold already ({@link SlotWriteBuffers#reserved()})
+     * @throws IllegalArgumentException for inputs no Flink state can have
+     */
+    public static TuningProfile advise(
+            StateKind kind,
+            int keyGroupPrefixBytes,
+            int keyBytes,
+            int namespaceBytes,
+            long writeBufferSize,
+            long writeBufferManagerCapacity,
+            long fixedAllocationsReserved,
+            boolean hashMemtableEnabled,
+            boolean rangeFilterEnabled) {
+        return advise(
                 NativeLibrary::isLoaded,
                 kind,
                 keyGroupPrefixBytes,
                 keyBytes,
                 namespaceBytes,
                 writeBufferSize,
+                writeBufferManagerCapacity,
+                fixedAllocationsReserved,
                 hashMemtableEnabled,
                 rangeFilterEnabled);
     }
@@ -118,6 +152,8 @@ public final class TuningAdvisor {
             int keyBytes,
             int namespaceBytes,
             long writeBufferSize,
+            long writeBufferManagerCapacity,
+            long fixedAllocationsReserved,
             boolean hashMemtableEnabled,
             boolean rangeFilterEnabled) {
         if (!nativeLoaded.getAsBoolean()) {
@@ -131,6 +167,8 @@ public final class TuningAdvisor {
                         keyBytes,
                         namespaceBytes,
                         writeBufferSize,
+                        writeBufferManagerCapacity,
+                        fixedAllocationsReserved,
                         hashMemtableEnabled,
                         rangeFilterEnabled);
         return TuningProfile.fromPacked(packed, TuningAdvisor::nativeReasonText);
@@ -142,6 +180,8 @@ public final class TuningAdvisor {
             int keyBytes,
             int namespaceBytes,
             long writeBufferSize,
+            long writeBufferManagerCapacity,
+            long fixedAllocationsReserved,
             boolean hashMemtableEnabled,
             boolean rangeFilterEnabled);
 

@@ -40,7 +40,8 @@ public final class TuningProfile {
     static final int PACKED_BITS_PER_KEY = 7;
     static final int PACKED_WHOLE_KEY = 8;
     static final int PACKED_ARENA_BLOCK = 9;
-    static final int PACKED_LENGTH = 10;
+    static final int PACKED_FIXED_ALLOCATION = 10;
+    static final int PACKED_LENGTH = 11;
 
     private final boolean tuned;
     private final int reasonCode;
@@ -53,6 +54,7 @@ public final class TuningProfile {
     private final int bloomBitsPerKey;
     @Nullable private final Boolean wholeKeyFiltering;
     private final long arenaBlockSize;
+    private final long fixedAllocationBytes;
 
     private TuningProfile(
             boolean tuned,
@@ -65,7 +67,8 @@ public final class TuningProfile {
             Filter filter,
             int bloomBitsPerKey,
             @Nullable Boolean wholeKeyFiltering,
-            long arenaBlockSize) {
+            long arenaBlockSize,
+            long fixedAllocationBytes) {
         this.tuned = tuned;
         this.reasonCode = reasonCode;
         this.reason = reason;
@@ -77,12 +80,24 @@ public final class TuningProfile {
         this.bloomBitsPerKey = bloomBitsPerKey;
         this.wholeKeyFiltering = wholeKeyFiltering;
         this.arenaBlockSize = arenaBlockSize;
+        this.fixedAllocationBytes = fixedAllocationBytes;
     }
 
     /** "Leave as is", for {@code reason} (operator-facing text). */
     public static TuningProfile untuned(int reasonCode, String reason) {
         return new TuningProfile(
-                false, reasonCode, reason, Memtable.SKIP_LIST, 0, 0, 0.0, Filter.KEEP, 0, null, 0);
+                false,
+                reasonCode,
+                reason,
+                Memtable.SKIP_LIST,
+                0,
+                0,
+                0.0,
+                Filter.KEEP,
+                0,
+                null,
+                0,
+                0);
     }
 
     /** The same refusal with a more precise text (e.g. which serializer has no fixed length). */
@@ -98,7 +113,8 @@ public final class TuningProfile {
                 filter,
                 bloomBitsPerKey,
                 wholeKeyFiltering,
-                arenaBlockSize);
+                arenaBlockSize,
+                fixedAllocationBytes);
     }
 
     /** Decodes the native advisor's packed profile; {@code reasonText} resolves reason codes. */
@@ -123,7 +139,8 @@ public final class TuningProfile {
                 packed[PACKED_FILTER] == 1 ? Filter.BLOOM : Filter.KEEP,
                 (int) packed[PACKED_BITS_PER_KEY],
                 wholeKey < 0 ? null : wholeKey == 1,
-                packed[PACKED_ARENA_BLOCK]);
+                packed[PACKED_ARENA_BLOCK],
+                packed[PACKED_FIXED_ALLOCATION]);
     }
 
     public boolean tuned() {
@@ -187,6 +204,14 @@ public final class TuningProfile {
         return arenaBlockSize;
     }
 
+    /**
+     * Bytes each memtable of the column family allocates when it is created (the hash bucket array
+     * or the memtable bloom), charged to the slot's write-buffer manager; 0 when none.
+     */
+    public long fixedAllocationBytes() {
+        return fixedAllocationBytes;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -203,6 +228,7 @@ public final class TuningProfile {
                 && Double.compare(memtablePrefixBloomRatio, that.memtablePrefixBloomRatio) == 0
                 && bloomBitsPerKey == that.bloomBitsPerKey
                 && arenaBlockSize == that.arenaBlockSize
+                && fixedAllocationBytes == that.fixedAllocationBytes
                 && reason.equals(that.reason)
                 && memtable == that.memtable
                 && filter == that.filter

@@ -120,6 +120,113 @@ class ColumnFamilyTunerTest {
         assertThat(tuner.profileOf("accState")).isEqualTo(p);
     }
 
+    /** Flink's write-buffer manager for 4 MiB of managed memory: 2/3 x 0.5 x 4 MiB. */
+    private static final long SMALL_MANAGER = 1_398_101;
+
+    private TuningProfile tuneLongKeyed(
+            ColumnFamilyTuner tuner, String name, StateDescriptor.Type type) {
+        return tuner.tune(
+                name,
+                type,
+                LongSerializer.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE,
+                flinkOptions());
+    }
+
+    @Test
+    void smallSlotWriteBuffersShrinkFixedBlocksAndHashMemtableStepsAside() {
+        SlotWriteBuffers slot = new SlotWriteBuffers(SMALL_MANAGER);
+        ColumnFamilyTuner tuner = tuner(true, true, 1);
+        tuner.useSlotWriteBuffers(slot);
+
+        TuningProfile map = tuneLongKeyed(tuner, "left-records", StateDescriptor.Type.MAP);
+        assertThat(map.tuned()).isTrue();
+        // capacity / 64 per memtable, instead of 2% of the 64 MiB write buffer (1.3 MiB).
+        assertThat(map.fixedAllocationBytes()).isEqualTo(SMALL_MANAGER / 64);
+        assertThat(map.arenaBlockSize()).isLessThanOrEqualTo(SMALL_MANAGER / 32);
+        assertThat(slot.reserved()).isEqualTo(SMALL_MANAGER / 64);
+
+        // 1024 buckets (8 KiB) do not fit in capacity / 64 (21 KiB)? They do; 2 MiB less do not.
+        TuningProfile value = tuneLongKeyed(tuner, "accState", StateDescriptor.Type.VALUE);
+        assertThat(value.isHashMemtable()).isTrue();
+        assertThat(value.hashBucketCount()).isEqualTo(SMALL_MANAGER / 64 / 8);
+
+        ColumnFamilyTuner tight = tuner(true, true, 1);
+        tight.useSlotWriteBuffers(new SlotWriteBuffers(64 * 8 * 1024 - 64));
+        TuningProfile refused = tuneLongKeyed(tight, "accState", StateDescriptor.Type.VALUE);
+        assertThat(refused.tuned()).isFalse();
+        assertThat(refused.reasonCode()).isEqualTo(TuningAdvisor.REASON_WRITE_BUFFERS_TOO_SMALL);
+        assertThat(logLines)
+                .contains(
+                        "INFO [FALCON] accState left untuned: the slot's write buffers cannot"
+                                + " carry a hash memtable's 1024 buckets in every memtable"
+                                + " (write-buffer manager of 524224 bytes, 0 bytes of it held"
+                                + " by tuned column families' memtables)");
+    }
+
+    @Test
+    void slotWriteBuffersAreSharedByTheSlotsBackendsAndGivenBackOnClose() {
+        SlotWriteBuffers slot = new SlotWriteBuffers(SMALL_MANAGER);
+        ColumnFamilyTuner first = tuner(false, true, 1);
+        ColumnFamilyTuner second = tuner(false, true, 1);
+        first.useSlotWriteBuffers(slot);
+        second.useSlotWriteBuffers(slot);
+        long perMemtable = SMALL_MANAGER / 64;
+        long slotLimit = SMALL_MANAGER / 8;
+
+        // Each backend's maps take capacity / 64 until the slot's capacity / 8 is spent.
+        int tuned = 0;
+        for (int i = 0; slot.reserved() + perMemtable <= slotLimit; i++) {
+            ColumnFamilyTuner tuner = i % 2 == 0 ? first : second;
+            assertThat(
+                            tuneLongKeyed(tuner, "map-" + i, StateDescriptor.Type.MAP)
+                                    .fixedAllocationBytes())
+                    .isEqualTo(perMemtable);
+            tuned++;
+        }
+        assertThat(slot.reserved()).isEqualTo(tuned * perMemtable);
+        // The rest of capacity / 8 is under 4 KiB or goes to one more, smaller bloom; after that
+        // the range filter keeps its SST filter, without a memtable bloom, and says so.
+        TuningProfile last = null;
+        for (int i = 0; i < 3; i++) {
+            last = tuneLongKeyed(second, "late-" + i, StateDescriptor.Type.MAP);
+        }
+        assertThat(last.tuned()).isTrue();
+        assertThat(last.memtablePrefixBloomRatio()).isZero();
+        assertThat(last.filter()).isEqualTo(TuningProfile.Filter.BLOOM);
+        assertThat(slot.reserved()).isLessThanOrEqualTo(slotLimit);
+        assertThat(logLines)
+                .anyMatch(
+                        l ->
+                                l.startsWith(
+                                        "INFO [FALCON] late-2 range filter without memtable"
+                                                + " bloom: the slot's write buffers cannot carry"
+                                                + " one in every memtable (write-buffer manager"
+                                                + " of 1398101 bytes, "));
+
+        // Tuning a column family again (a restore's temporary database) keeps one reservation.
+        long before = slot.reserved();
+        tuneLongKeyed(first, "map-0", StateDescriptor.Type.MAP);
+        assertThat(slot.reserved()).isEqualTo(before);
+
+        long secondsShare = slot.reserved();
+        first.close();
+        assertThat(slot.reserved()).isLessThan(secondsShare);
+        first.close();
+        second.close();
+        assertThat(slot.reserved()).isZero();
+    }
+
+    @Test
+    void oneAccountingPerWriteBufferManager() {
+        Object manager = new Object();
+        SlotWriteBuffers slot = SlotWriteBuffers.of(manager, SMALL_MANAGER);
+        assertThat(SlotWriteBuffers.of(manager, SMALL_MANAGER)).isSameAs(slot);
+        assertThat(SlotWriteBuffers.of(new Object(), SMALL_MANAGER)).isNotSameAs(slot);
+        assertThatThrownBy(() -> new SlotWriteBuffers(0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     @Test
     void mapStateGetsRangeFilterAndLogsIt() {
         ColumnFamilyOptions options = flinkOptions();

@@ -56,6 +56,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -351,12 +352,19 @@ class TunedKeyedBackendTest {
                             "prefix_extractor=rocksdb.FixedPrefix.6",
                             // Snapshots need it off on every column family (FRocksDB 6.20).
                             "inplace_update_support=false");
+            // The memtable bloom as the profile sized it for this slot's (small) write buffers.
+            TuningProfile map = TunedBackends.profileOf(restored, "left-records");
+            assertThat(map.memtablePrefixBloomRatio()).isPositive();
             assertThat(cfOptions(latest, "left-records"))
                     .contains(
                             "prefix_extractor=rocksdb.FixedPrefix.6",
                             "memtable_factory=SkipListFactory",
-                            "inplace_update_support=false")
-                    .anyMatch(l -> l.startsWith("memtable_prefix_bloom_size_ratio=0.02"));
+                            "inplace_update_support=false",
+                            String.format(
+                                    Locale.ROOT,
+                                    "memtable_prefix_bloom_size_ratio=%.6f",
+                                    map.memtablePrefixBloomRatio()),
+                            "arena_block_size=" + map.arenaBlockSize());
             verify(restored);
             assertThat(keysOf(restored.getKeys("accState", VoidNamespace.INSTANCE))).hasSize(KEYS);
         } finally {

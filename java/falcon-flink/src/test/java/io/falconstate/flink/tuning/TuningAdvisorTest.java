@@ -127,7 +127,7 @@ class TuningAdvisorTest {
     void withoutTheNativeLibraryEverythingIsLeftAsIs() {
         TuningProfile p =
                 TuningAdvisor.advise(
-                        () -> false, StateKind.VALUE, 1, 8, 1, WRITE_BUFFER, true, true);
+                        () -> false, StateKind.VALUE, 1, 8, 1, WRITE_BUFFER, 0, 0, true, true);
         assertUntuned(
                 p, TuningAdvisor.REASON_NATIVE_LIBRARY_NOT_LOADED, "native library not loaded");
     }

@@ -20,6 +20,7 @@ import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 
 import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.WriteBufferManager;
 import org.slf4j.Logger;
 
 import javax.annotation.Nullable;
@@ -72,11 +73,38 @@ public final class FalconRocksDBBackendBuilder {
     }
 
     /**
+     * A resource container, and the slot's shared write-buffer manager it charges memtables to
+     * (null when RocksDB's memory is not managed): one object per slot, shared by every RocksDB
+     * instance in it, so its identity names the slot.
+     */
+    public static final class Resources {
+        private final RocksDBResourceContainer container;
+        @Nullable private final WriteBufferManager writeBufferManager;
+
+        Resources(
+                RocksDBResourceContainer container,
+                @Nullable WriteBufferManager writeBufferManager) {
+            this.container = container;
+            this.writeBufferManager = writeBufferManager;
+        }
+
+        /** The container; it owns the lease on the slot's shared resources. */
+        public RocksDBResourceContainer container() {
+            return container;
+        }
+
+        @Nullable
+        public WriteBufferManager writeBufferManager() {
+            return writeBufferManager;
+        }
+    }
+
+    /**
      * Reserves the slot's shared RocksDB block cache and write-buffer manager (or joins the one
      * already reserved) for {@code rocksDbFraction} of the slot's managed memory, then creates the
-     * resource container around it. Returns the container; it owns the lease.
+     * resource container around it. The returned container owns the lease.
      */
-    public static RocksDBResourceContainer createResourceContainer(
+    public static Resources createResourceContainer(
             RocksDBMemoryConfiguration memoryConfiguration,
             MemoryManager memoryManager,
             double rocksDbFraction,
@@ -94,13 +122,17 @@ public final class FalconRocksDBBackendBuilder {
             logger.info(
                     "Obtained shared RocksDB cache of size {} bytes", sharedResources.getSize());
         }
-        return new RocksDBResourceContainer(
-                configurableOptions,
-                predefinedOptions,
-                optionsFactory,
-                sharedResources,
-                instanceBasePath,
-                enableStatistics);
+        return new Resources(
+                new RocksDBResourceContainer(
+                        configurableOptions,
+                        predefinedOptions,
+                        optionsFactory,
+                        sharedResources,
+                        instanceBasePath,
+                        enableStatistics),
+                sharedResources == null
+                        ? null
+                        : sharedResources.getResourceHandle().getWriteBufferManager());
     }
 
     /** The stock builder with every setting the stock backend applies, plus the CF function. */
