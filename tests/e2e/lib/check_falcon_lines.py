@@ -76,6 +76,9 @@ FORMATS = {
     'range': re.compile(r'\[FALCON\] (\S+) is map, use range filter \(prefix (\d+) bytes\)'),
     'untuned': re.compile(r'\[FALCON\] (\S+) left untuned: (.+)'),
     'no-memtable-bloom': re.compile(r'\[FALCON\] (\S+) range filter without memtable bloom: (.+)'),
+    'wrong-flink': re.compile(
+        r'\[FALCON\] this Falcon jar( \(\S+\))? is built for Flink \d+\.\d+ and does not run '
+        r'on Flink \S+; .+'),
     'warn': re.compile(
         r'\[FALCON\] WARN native library not loaded \(tried: (.+)\); '
         r'running as the stock RocksDB backend'),

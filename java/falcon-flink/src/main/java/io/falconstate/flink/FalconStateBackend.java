@@ -135,8 +135,14 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
         this.latencyTrackingConfigBuilder = original.latencyTrackingConfigBuilder.configure(config);
     }
 
+    /**
+     * Flink configures a backend the application set before it creates any state, so a jar built
+     * for another Flink minor version refuses here ({@link FlinkVersionGuard}), before anything
+     * reaches a Flink internal that version changed.
+     */
     @Override
     public FalconStateBackend configure(ReadableConfig config, ClassLoader classLoader) {
+        FlinkVersionGuard.check();
         return new FalconStateBackend(this, config, classLoader);
     }
 
