@@ -5,9 +5,9 @@ package io.falconstate.flink.cache;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
 import org.apache.flink.runtime.state.KeyedStateBackend;
-import org.apache.flink.runtime.state.heap.InternalKeyContext;
 import org.apache.flink.util.FlinkRuntimeException;
 
 import java.io.IOException;
@@ -32,7 +32,12 @@ import java.io.IOException;
  */
 public final class CacheKeyBuilder<K> implements KeyedStateBackend.KeySelectionListener<K> {
 
-    private final InternalKeyContext<K> keyContext;
+    /**
+     * The backend's current key and key group. Typed as the backend, not as Flink's {@code
+     * InternalKeyContext}, whose package changed in Flink 1.19.
+     */
+    private final AbstractKeyedStateBackend<K> keyContext;
+
     private final TypeSerializer<K> keySerializer;
     private final int keyGroupPrefixBytes;
     private final boolean keyVariableSized;
@@ -43,7 +48,7 @@ public final class CacheKeyBuilder<K> implements KeyedStateBackend.KeySelectionL
     private int afterKeyMark;
 
     public CacheKeyBuilder(
-            InternalKeyContext<K> keyContext,
+            AbstractKeyedStateBackend<K> keyContext,
             TypeSerializer<K> keySerializer,
             int keyGroupPrefixBytes) {
         this.keyContext = keyContext;

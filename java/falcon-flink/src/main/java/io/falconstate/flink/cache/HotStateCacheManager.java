@@ -95,9 +95,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         this.readOptions = rocksDb.getReadOptions();
         this.keyBuilder =
                 new CacheKeyBuilder<>(
-                        rocksDb.getKeyContext(),
-                        rocksDb.getKeySerializer(),
-                        rocksDb.getKeyGroupPrefixBytes());
+                        rocksDb, rocksDb.getKeySerializer(), rocksDb.getKeyGroupPrefixBytes());
         rocksDb.registerKeySelectionListener(keyBuilder);
         this.writer = new WriteBackWriter(db, writeOptions);
     }
