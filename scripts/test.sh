@@ -48,7 +48,7 @@ build_preset asan-jni
 LD_PRELOAD="$(gcc -print-file-name=libasan.so)" \
   ASAN_OPTIONS="detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0:detect_stack_use_after_return=0:abort_on_error=1" \
   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
-  mvn_cmd -o -pl falcon-flink surefire:test -Dtest='io.falconstate.flink.cache.*Test' \
+  mvn_cmd -o -pl falcon-flink-1.16 surefire:test -Dtest='io.falconstate.flink.cache.*Test' \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfalcon.native.library="$FALCON_ROOT/build/asan-jni/native/libfalcon_jni.so"
 
 # The jar Maven just built and the dev library, installed into a real standalone Flink 1.16.3

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# JMH benchmarks of the keyed state backends (docs/benchmarks.md). Builds falcon-flink and this project in one Maven reactor
+# JMH benchmarks of the keyed state backends (docs/benchmarks.md). Builds falcon-flink-1.16 and this project in one Maven reactor
 # (bench/jmh/reactor/pom.xml: nothing is installed into ~/.m2), and runs
 # the selected benchmarks in forked JVMs with Java 17's add-opens and the Falcon native library,
 # writing JMH's JSON to build/jmh/<name>.json and RESULT lines (summarize.py) to stdout.
@@ -43,10 +43,10 @@ if [[ $build == 1 ]]; then
     log "native build: dev"
     build_preset dev
   fi
-  # One reactor: bench/jmh compiles and runs against java/falcon-flink/target/classes of this
-  # tree (classpath.txt lists that directory), never against a falcon-flink jar in ~/.m2.
-  log "build falcon-flink and bench/jmh"
-  # test-compile: the low-memory benchmark runs the workload in falcon-flink's test classes.
+  # One reactor: bench/jmh compiles and runs against java/falcon-flink-1.16/target/classes of this
+  # tree (classpath.txt lists that directory), never against a Falcon jar in ~/.m2.
+  log "build falcon-flink-1.16 and bench/jmh"
+  # test-compile: the low-memory benchmark runs the workload in the Falcon jar's test classes.
   mvn -B -ntp -q -f "$JMH_DIR/reactor/pom.xml" test-compile -DskipTests
 fi
 [[ -f "$native" ]] || die "no native library at $native (build it or pass --native-library)"

@@ -31,7 +31,7 @@ JMH_DIR="$FALCON_ROOT/bench/jmh"
 if [[ $build == 1 ]]; then
   log "native build: dev"
   build_preset dev
-  log "build falcon-flink (with its test classes: the workload) and bench/jmh"
+  log "build falcon-flink-1.16 (with its test classes: the workload) and bench/jmh"
   mvn -B -ntp -q -f "$JMH_DIR/reactor/pom.xml" test-compile -DskipTests
 fi
 [[ -f "$JMH_DIR/target/classpath.txt" ]] || die "bench/jmh is not built (run without --no-build)"

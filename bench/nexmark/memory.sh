@@ -40,11 +40,11 @@ if ((build)); then
   "$FALCON_ROOT/scripts/setup.sh"
   detect_java_home
   build_preset dev
-  mvn_cmd -q package -DskipTests -pl falcon-flink -am
+  mvn_cmd -q package -DskipTests -pl falcon-flink-1.16 -am
 else
   detect_java_home
 fi
-jar="$FALCON_ROOT/java/falcon-flink/target/falcon-flink-$FALCON_VERSION.jar"
+jar="$FALCON_ROOT/java/falcon-flink-1.16/target/falcon-flink-1.16-$FALCON_VERSION.jar"
 so="$(native_library)"
 [[ -f "$jar" && -f "$so" ]] || die "missing $jar or $so (run without --no-build)"
 

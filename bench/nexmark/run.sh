@@ -48,7 +48,7 @@ if ((build)); then
   detect_java_home
   log "native build: dev"
   build_preset dev
-  log "Java build (falcon-flink, falcon-nexmark)"
+  log "Java build (falcon-flink-1.16, falcon-nexmark)"
   mvn_cmd -q -pl falcon-nexmark -am install -DskipTests
 else
   detect_java_home
@@ -58,7 +58,7 @@ module="$FALCON_ROOT/java/falcon-nexmark/target"
 [[ -f "$module/nexmark.classpath" ]] || die "missing $module/nexmark.classpath (run without --no-build)"
 [[ -f "$native" ]] || die "missing native library $native"
 # Freeze Falcon's jars and native library for the whole run: a rebuild or a `mvn install` of
-# falcon-flink during a long matrix must not change what the later runs measure.
+# the Falcon jar during a long matrix must not change what the later runs measure.
 snapshot="$FALCON_ROOT/build/nexmark-bench/classpath-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$snapshot"
 cp "$module/falcon-nexmark-$FALCON_VERSION.jar" "$snapshot/"
@@ -68,7 +68,7 @@ classpath="$snapshot/falcon-nexmark-$FALCON_VERSION.jar"
 IFS=":" read -r -a entries < "$module/nexmark.classpath" || true  # no trailing newline
 for entry in "${entries[@]}"; do
   case "$entry" in
-    */io/falconstate/*|*/falcon-flink/target/*)
+    */io/falconstate/*|*/falcon-flink-*/target/*)
       cp -r "$entry" "$snapshot/"; classpath+=":$snapshot/$(basename "$entry")" ;;
     *) classpath+=":$entry" ;;
   esac

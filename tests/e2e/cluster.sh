@@ -10,7 +10,7 @@
 #       installation's conf/flink-conf.yaml, starts one JobManager and one TaskManager, prints
 #       how to submit a job, and runs until Ctrl-C; both JVMs are stopped on exit.
 #
-# FALCON_JAR / FALCON_NATIVE override the jar (default java/falcon-flink/target/...) and the
+# FALCON_JAR / FALCON_NATIVE override the jar (default java/falcon-flink-1.16/target/...) and the
 # library (default build/dev/native/libfalcon_jni.so).
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 source "$FALCON_ROOT/tests/e2e/lib/flink.sh"
@@ -42,7 +42,7 @@ case "$cmd" in
     flink_install "$home"
     home="$(readlink -f "$home")"
     if [[ "$falcon" != none ]]; then
-      jar="${FALCON_JAR:-$FALCON_ROOT/java/falcon-flink/target/falcon-flink-$FALCON_VERSION.jar}"
+      jar="${FALCON_JAR:-$FALCON_ROOT/java/falcon-flink-1.16/target/falcon-flink-1.16-$FALCON_VERSION.jar}"
       [[ -f "$jar" ]] || die "no $jar (mvn -f java/pom.xml package -DskipTests)"
       so=""
       if [[ "$falcon" == jar+so ]]; then

@@ -30,7 +30,7 @@
 #   falcon-log-format     every [FALCON] line of every TaskManager log of the run has an exact
 #                         format of docs/architecture.md
 #
-# Inputs (environment): FALCON_JAR (default: java/falcon-flink/target/falcon-flink-<v>.jar,
+# Inputs (environment): FALCON_JAR (default: java/falcon-flink-1.16/target/falcon-flink-1.16-<v>.jar,
 # built with Maven when absent), FALCON_NATIVE (default: build/dev/native/libfalcon_jni.so),
 # E2E_TIMEOUT (seconds, default 540), E2E_BUILD (default build/e2e), E2E_JOB (default nexmark),
 # E2E_VARIANT_JOB (default keyed-count).
@@ -144,10 +144,10 @@ t0=$SECONDS
 rm -rf "$RUN_DIR" && mkdir -p "$RUN_DIR"
 flink_assemble || setup_failed "cannot assemble Flink $FLINK_VERSION"
 
-FALCON_JAR="${FALCON_JAR:-$FALCON_ROOT/java/falcon-flink/target/falcon-flink-$FALCON_VERSION.jar}"
+FALCON_JAR="${FALCON_JAR:-$FALCON_ROOT/java/falcon-flink-1.16/target/falcon-flink-1.16-$FALCON_VERSION.jar}"
 if [[ ! -f "$FALCON_JAR" ]]; then
   log "building $FALCON_JAR"
-  mvn_cmd -q package -DskipTests -pl falcon-flink -am || setup_failed "cannot build the Falcon jar"
+  mvn_cmd -q package -DskipTests -pl falcon-flink-1.16 -am || setup_failed "cannot build the Falcon jar"
 fi
 FALCON_NATIVE="${FALCON_NATIVE:-$(native_library)}"
 [[ -f "$FALCON_NATIVE" ]] || setup_failed "no $FALCON_NATIVE (build the dev preset first)"

@@ -20,7 +20,7 @@ final class NexmarkTestRuns {
     static final long SEED = 42;
 
     /**
-     * Falcon's {@code state.backend} value (its factory; falcon-flink is a provided dependency).
+     * Falcon's {@code state.backend} value (its factory; the Falcon jar is a provided dependency).
      */
     static final String FALCON = io.falconstate.flink.FalconStateBackendFactory.class.getName();
 

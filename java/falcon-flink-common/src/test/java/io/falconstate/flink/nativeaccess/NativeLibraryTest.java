@@ -55,7 +55,7 @@ class NativeLibraryTest {
 
     @Test
     void jarVersionMatchesTheVersionFile() throws IOException {
-        // java/falcon-flink -> repository root
+        // java/falcon-flink-<minor> -> repository root
         Path versionFile = Paths.get("../../VERSION");
         String expected =
                 new String(Files.readAllBytes(versionFile), StandardCharsets.UTF_8).trim();
