@@ -244,7 +244,7 @@ final class FalconKeyedBackendBuilder<K> {
             throws IOException {
         return FalconRocksDBBackendBuilder.createResourceContainer(
                 stock.getMemoryConfiguration(),
-                env.getMemoryManager(),
+                env,
                 split.rocksDbFraction(managedMemoryFraction),
                 rocksDbConfigurableOptions,
                 stock.getPredefinedOptions(),

@@ -31,7 +31,7 @@ public final class FlinkVersionGuard {
     private static final String PROPERTIES = "/io/falconstate/flink/falcon-version.properties";
 
     /** The Flink minor versions that have a Falcon jar built for them. */
-    @VisibleForTesting static final String[] SUPPORTED_MINORS = {"1.16"};
+    @VisibleForTesting static final String[] SUPPORTED_MINORS = {"1.16", "1.17", "1.18"};
 
     private FlinkVersionGuard() {}
 
@@ -85,7 +85,11 @@ public final class FlinkVersionGuard {
                 + running
                 + "; "
                 + (isSupported(runningMinor)
-                        ? "install the Falcon jar built for Flink " + runningMinor + " instead"
+                        ? "install falcon-flink-"
+                                + runningMinor
+                                + "-"
+                                + (falconVersion == null ? "<version>" : falconVersion)
+                                + ".jar instead"
                         : "Falcon supports Flink "
                                 + String.join(", ", SUPPORTED_MINORS)
                                 + "; use state.backend: rocksdb on this Flink");

@@ -3,6 +3,8 @@
  */
 package io.falconstate.flink;
 
+import io.falconstate.flink.nativeaccess.NativeLibrary;
+
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.util.EnvironmentInformation;
 
@@ -16,7 +18,9 @@ class FlinkVersionGuardTest {
     @Test
     void theJarKnowsTheFlinkItWasBuiltForAndItIsTheOneRunningHere() {
         String builtFor = FlinkVersionGuard.builtForVersion();
-        assertThat(builtFor).isNotNull().startsWith(FlinkVersionGuard.SUPPORTED_MINORS[0] + ".");
+        assertThat(builtFor).isNotNull();
+        assertThat(FlinkVersionGuard.SUPPORTED_MINORS)
+                .contains(FlinkVersionGuard.minorOf(builtFor));
         assertThat(FlinkVersionGuard.minorOf(EnvironmentInformation.getVersion()))
                 .isEqualTo(FlinkVersionGuard.minorOf(builtFor));
         assertThat(FlinkVersionGuard.refusal(EnvironmentInformation.getVersion(), builtFor))
@@ -30,11 +34,13 @@ class FlinkVersionGuardTest {
 
     @Test
     void anotherMinorIsRefusedNamingBothVersions() {
-        String refusal = FlinkVersionGuard.refusal("1.20.3", "1.16.3");
+        String refusal = FlinkVersionGuard.refusal("1.15.4", "1.16.3");
         assertThat(refusal)
                 .startsWith("[FALCON] this Falcon jar (")
-                .contains("is built for Flink 1.16 and does not run on Flink 1.20.3; ")
-                .endsWith("Falcon supports Flink 1.16; use state.backend: rocksdb on this Flink");
+                .contains("is built for Flink 1.16 and does not run on Flink 1.15.4; ")
+                .endsWith(
+                        "Falcon supports Flink 1.16, 1.17, 1.18; use state.backend: rocksdb on this"
+                                + " Flink");
         assertThat(FlinkVersionGuard.refusal("2.0.0", "1.16.3"))
                 .contains("does not run on Flink 2.0.0");
     }
@@ -42,7 +48,12 @@ class FlinkVersionGuardTest {
     @Test
     void anotherSupportedMinorIsToldWhichJarToInstall() {
         assertThat(FlinkVersionGuard.refusal("1.16.1", "1.17.2"))
-                .endsWith("install the Falcon jar built for Flink 1.16 instead");
+                .endsWith(
+                        "install falcon-flink-1.16-" + NativeLibrary.jarVersion() + ".jar instead");
+        assertThat(FlinkVersionGuard.refusal("1.18.1", "1.16.3"))
+                .contains("is built for Flink 1.16 and does not run on Flink 1.18.1; ")
+                .endsWith(
+                        "install falcon-flink-1.18-" + NativeLibrary.jarVersion() + ".jar instead");
     }
 
     @Test

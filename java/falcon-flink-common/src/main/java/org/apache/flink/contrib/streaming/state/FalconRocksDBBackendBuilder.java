@@ -9,7 +9,7 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.runtime.memory.MemoryManager;
+import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.memory.OpaqueMemoryResource;
 import org.apache.flink.runtime.query.TaskKvStateRegistry;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -106,7 +106,7 @@ public final class FalconRocksDBBackendBuilder {
      */
     public static Resources createResourceContainer(
             RocksDBMemoryConfiguration memoryConfiguration,
-            MemoryManager memoryManager,
+            Environment env,
             double rocksDbFraction,
             ReadableConfig configurableOptions,
             PredefinedOptions predefinedOptions,
@@ -116,8 +116,8 @@ public final class FalconRocksDBBackendBuilder {
             Logger logger)
             throws IOException {
         OpaqueMemoryResource<RocksDBSharedResources> sharedResources =
-                RocksDBOperationUtils.allocateSharedCachesIfConfigured(
-                        memoryConfiguration, memoryManager, rocksDbFraction, logger);
+                FalconSharedRocksDBMemory.allocate(
+                        memoryConfiguration, env, rocksDbFraction, logger);
         if (sharedResources != null) {
             logger.info(
                     "Obtained shared RocksDB cache of size {} bytes", sharedResources.getSize());
