@@ -14,11 +14,12 @@ import java.util.WeakHashMap;
  * their memtables (hash bucket arrays, memtable blooms), which the manager charges even while a
  * memtable is empty.
  *
- * <p>Flink gives each slot one manager, shared by all RocksDB instances in it; {@link #of} returns
- * one instance per manager object, so every backend of the slot reserves against the same count.
- * The {@link TuningAdvisor} decides from {@link #capacity()} and {@link #reserved()} how large a
- * column family's fixed blocks may be; {@link ColumnFamilyTuner} reserves what it applied and
- * releases it when its backend closes. Instances are forgotten with their manager.
+ * <p>Flink gives each slot one manager, shared by all RocksDB instances in it (from Flink 1.17,
+ * with {@code state.backend.rocksdb.memory.fixed-per-tm}, one per TaskManager); {@link #of} returns
+ * one instance per manager object, so every backend sharing it reserves against the same count. The
+ * {@link TuningAdvisor} decides from {@link #capacity()} and {@link #reserved()} how large a column
+ * family's fixed blocks may be; {@link ColumnFamilyTuner} reserves what it applied and releases it
+ * when its backend closes. Instances are forgotten with their manager.
  *
  * <p>Thread-safe: backends of one slot register states on different task threads. Advice and
  * reservation happen under the instance's lock ({@link #reserve}).
