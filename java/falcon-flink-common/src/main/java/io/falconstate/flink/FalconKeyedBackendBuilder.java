@@ -21,6 +21,7 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.contrib.streaming.state.FalconRocksDBBackendBuilder;
+import org.apache.flink.contrib.streaming.state.FalconStockBuilderSettings;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
 import org.apache.flink.contrib.streaming.state.RocksDBNativeMetricOptions;
 import org.apache.flink.contrib.streaming.state.RocksDBResourceContainer;
@@ -80,6 +81,7 @@ final class FalconKeyedBackendBuilder<K> {
 
     private final FalconSettings settings;
     private final EmbeddedRocksDBStateBackend stock;
+    private final FalconStockBuilderSettings stockSettings;
     private final ReadableConfig rocksDbConfigurableOptions;
     private final RocksDBNativeMetricOptions nativeMetricOptions;
     private final LatencyTrackingStateConfig latencyTrackingConfig;
@@ -100,6 +102,7 @@ final class FalconKeyedBackendBuilder<K> {
     FalconKeyedBackendBuilder(
             FalconSettings settings,
             EmbeddedRocksDBStateBackend stock,
+            FalconStockBuilderSettings stockSettings,
             ReadableConfig rocksDbConfigurableOptions,
             RocksDBNativeMetricOptions nativeMetricOptions,
             LatencyTrackingStateConfig latencyTrackingConfig,
@@ -118,6 +121,7 @@ final class FalconKeyedBackendBuilder<K> {
             double managedMemoryFraction) {
         this.settings = settings;
         this.stock = stock;
+        this.stockSettings = stockSettings;
         this.rocksDbConfigurableOptions = rocksDbConfigurableOptions;
         this.nativeMetricOptions = nativeMetricOptions;
         this.latencyTrackingConfig = latencyTrackingConfig;
@@ -263,8 +267,10 @@ final class FalconKeyedBackendBuilder<K> {
             @Nullable ColumnFamilyTuner tuner)
             throws IOException {
         return FalconRocksDBBackendBuilder.build(
+                stock,
+                stockSettings,
+                env,
                 operatorIdentifier,
-                env.getUserCodeClassLoader().asClassLoader(),
                 instanceBasePath,
                 resources,
                 new ColumnFamilyOptionsFunction(resources, registry, tuner),
@@ -272,20 +278,13 @@ final class FalconKeyedBackendBuilder<K> {
                 keySerializer,
                 numberOfKeyGroups,
                 keyGroupRange,
-                env.getExecutionConfig(),
-                env.getTaskStateManager().createLocalRecoveryConfig(),
-                stock.getPriorityQueueStateType(),
                 ttlTimeProvider,
                 latencyTrackingConfig,
                 metricGroup,
                 stateHandles,
                 compressionDecorator,
                 cancelStreamRegistry,
-                stock.isIncrementalCheckpointsEnabled(),
-                stock.getNumberOfTransferThreads(),
-                nativeMetricOptions,
-                stock.getWriteBatchSize(),
-                FalconRocksDBBackendBuilder.overlapFractionThreshold(stock));
+                nativeMetricOptions);
     }
 
     /** The TaskManager line (once per JVM) and this subtask's line. */

@@ -13,6 +13,7 @@ import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.contrib.streaming.state.FalconColumnFamilyAccess;
+import org.apache.flink.contrib.streaming.state.FalconKeysOfStates;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SnapshotType;
@@ -35,6 +36,7 @@ import javax.annotation.Nonnull;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
 
@@ -247,6 +249,18 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     public <N> Stream<K> getKeys(String state, N namespace) {
         flushState(state);
         return rocksDb.getKeys(state, namespace);
+    }
+
+    /**
+     * Flink 1.20's {@code KeyedStateBackend#getKeys(List, Object)}: the keys in any of {@code
+     * states}, each state flushed first as for {@link #getKeys(String, Object)}. Earlier minors do
+     * not have (or call) it.
+     */
+    public <N> Stream<K> getKeys(List<String> states, N namespace) {
+        for (String state : states) {
+            flushState(state);
+        }
+        return FalconKeysOfStates.getKeys(rocksDb, states, namespace);
     }
 
     @Override

@@ -31,7 +31,8 @@ public final class FlinkVersionGuard {
     private static final String PROPERTIES = "/io/falconstate/flink/falcon-version.properties";
 
     /** The Flink minor versions that have a Falcon jar built for them. */
-    @VisibleForTesting static final String[] SUPPORTED_MINORS = {"1.16", "1.17", "1.18"};
+    @VisibleForTesting
+    static final String[] SUPPORTED_MINORS = {"1.16", "1.17", "1.18", "1.19", "1.20"};
 
     private FlinkVersionGuard() {}
 

@@ -88,7 +88,8 @@ class CacheBudgetTest {
             FalconStateBackend backend, MockEnvironment env, double fraction, MetricGroup metrics)
             throws Exception {
         AbstractKeyedStateBackend<Integer> b =
-                backend.createKeyedStateBackend(
+                StateBackendCalls.keyedBackend(
+                        backend,
                         env,
                         new JobID(),
                         "op",

@@ -102,20 +102,20 @@ class FalconKeyedBackendBuilderTest {
     private AbstractKeyedStateBackend<Long> create(Collection<KeyedStateHandle> restore)
             throws Exception {
         return (AbstractKeyedStateBackend<Long>)
-                backend()
-                        .createKeyedStateBackend(
-                                env,
-                                new JobID(),
-                                "builder-test (1/1)#0",
-                                LongSerializer.INSTANCE,
-                                MAX_PARALLELISM,
-                                new KeyGroupRange(0, MAX_PARALLELISM - 1),
-                                env.getTaskKvStateRegistry(),
-                                TtlTimeProvider.DEFAULT,
-                                new UnregisteredMetricsGroup(),
-                                restore,
-                                new CloseableRegistry(),
-                                1.0);
+                StateBackendCalls.keyedBackend(
+                        backend(),
+                        env,
+                        new JobID(),
+                        "builder-test (1/1)#0",
+                        LongSerializer.INSTANCE,
+                        MAX_PARALLELISM,
+                        new KeyGroupRange(0, MAX_PARALLELISM - 1),
+                        env.getTaskKvStateRegistry(),
+                        TtlTimeProvider.DEFAULT,
+                        new UnregisteredMetricsGroup(),
+                        restore,
+                        new CloseableRegistry(),
+                        1.0);
     }
 
     /** A checkpoint with a tuned ValueState and a range-filtered MapState. */

@@ -156,6 +156,14 @@ class FalconParityTest {
                     return c;
                 });
         cases.put(
+                "timer set cache size and manual compaction (Flink 1.19, 1.20)",
+                root -> {
+                    Configuration c = localDir(root);
+                    c.setString("state.backend.rocksdb.timer-service.cache-size", "64");
+                    c.setString("state.backend.rocksdb.manual-compaction.min-interval", "2 min");
+                    return c;
+                });
+        cases.put(
                 "native metrics",
                 root -> {
                     Configuration c = localDir(root);
@@ -218,6 +226,14 @@ class FalconParityTest {
             case "managed memory off":
             case "fixed memory per slot":
                 assertThat(stock.reservedManagedMemory).isZero();
+                break;
+            case "timer set cache size and manual compaction (Flink 1.19, 1.20)":
+                if (stock.settings.containsKey("timerSetCacheSize")) {
+                    assertThat(stock.settings).containsEntry("timerSetCacheSize", 64);
+                }
+                if (stock.settings.containsKey("sstMergeManager")) {
+                    assertThat((String) stock.settings.get("sstMergeManager")).endsWith("Impl");
+                }
                 break;
             case "heap timers":
                 assertThat(stock.options.keySet()).noneMatch(s -> s.contains("_timer_state"));
@@ -330,7 +346,25 @@ class FalconParityTest {
         settings.put("writeBufferManagerCapacity", container.getWriteBufferManagerCapacity());
         settings.put("latencyTracking", rocksDb.getLatencyTrackingStateConfig().isEnabled());
         settings.put("compression", rocksDb.getKeyGroupCompressionDecorator().getClass().getName());
+        Object priorityQueues = field(rocksDb, "priorityQueueFactory");
+        if (hasField(priorityQueues, "cacheSize")) { // configurable from Flink 1.19
+            settings.put("timerSetCacheSize", field(priorityQueues, "cacheSize"));
+        }
+        if (hasField(rocksDb, "sstMergeManager")) { // manual compaction, Flink 1.20
+            settings.put("sstMergeManager", field(rocksDb, "sstMergeManager").getClass().getName());
+        }
         return settings;
+    }
+
+    private static boolean hasField(Object target, String name) {
+        for (Class<?> type = target.getClass(); type != null; type = type.getSuperclass()) {
+            for (Field field : type.getDeclaredFields()) {
+                if (field.getName().equals(name)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static Object field(Object target, String name) throws Exception {

@@ -39,7 +39,8 @@ class FlinkVersionGuardTest {
                 .startsWith("[FALCON] this Falcon jar (")
                 .contains("is built for Flink 1.16 and does not run on Flink 1.15.4; ")
                 .endsWith(
-                        "Falcon supports Flink 1.16, 1.17, 1.18; use state.backend: rocksdb on this"
+                        "Falcon supports Flink 1.16, 1.17, 1.18, 1.19, 1.20; use state.backend:"
+                                + " rocksdb on this"
                                 + " Flink");
         assertThat(FlinkVersionGuard.refusal("2.0.0", "1.16.3"))
                 .contains("does not run on Flink 2.0.0");
@@ -50,6 +51,10 @@ class FlinkVersionGuardTest {
         assertThat(FlinkVersionGuard.refusal("1.16.1", "1.17.2"))
                 .endsWith(
                         "install falcon-flink-1.16-" + NativeLibrary.jarVersion() + ".jar instead");
+        assertThat(FlinkVersionGuard.refusal("1.20.3", "1.19.3"))
+                .contains("is built for Flink 1.19 and does not run on Flink 1.20.3; ")
+                .endsWith(
+                        "install falcon-flink-1.20-" + NativeLibrary.jarVersion() + ".jar instead");
         assertThat(FlinkVersionGuard.refusal("1.18.1", "1.16.3"))
                 .contains("is built for Flink 1.16 and does not run on Flink 1.18.1; ")
                 .endsWith(

@@ -27,7 +27,8 @@ final class KeyedBackends {
             Environment env,
             double managedMemoryFraction)
             throws Exception {
-        return backend.createKeyedStateBackend(
+        return StateBackendCalls.keyedBackend(
+                backend,
                 env,
                 new JobID(),
                 "test-operator (1/1)#0",

@@ -6,6 +6,7 @@ package io.falconstate.flink.cache;
 import org.apache.flink.util.FlinkRuntimeException;
 
 import java.util.Map;
+import java.util.Objects;
 
 /** One entry handed out by an iterator: raw bytes, deserialized lazily. */
 final class CachedMapEntry<UK, UV> implements Map.Entry<UK, UV> {
@@ -63,6 +64,30 @@ final class CachedMapEntry<UK, UV> implements Map.Entry<UK, UV> {
         userValue = value;
         valueRead = true;
         return oldValue;
+    }
+
+    /** As {@link Map.Entry} specifies: equal key and value, compared as objects. */
+    @Override
+    public boolean equals(Object other) {
+        if (this == other) {
+            return true;
+        }
+        if (!(other instanceof Map.Entry)) {
+            return false;
+        }
+        Map.Entry<?, ?> entry = (Map.Entry<?, ?>) other;
+        return Objects.equals(getKey(), entry.getKey())
+                && Objects.equals(getValue(), entry.getValue());
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hashCode(getKey()) ^ Objects.hashCode(getValue());
+    }
+
+    @Override
+    public String toString() {
+        return getKey() + "=" + getValue();
     }
 
     void remove() {

@@ -501,12 +501,14 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         }
     }
 
-    /** As {@code RocksDBMapState}: a null flag, then the serialized value. */
+    /** As this minor's {@code RocksDBMapState}: a null flag, then the serialized value. */
     private int serializeValue(UV value) {
         try {
             valueOut.clear();
             valueOut.writeBoolean(value == null);
-            userValueSerializer.serialize(value, valueOut);
+            if (value != null || StockMapValueFormat.SERIALIZES_NULL_VALUES) {
+                userValueSerializer.serialize(value, valueOut);
+            }
             return valueOut.length();
         } catch (IOException e) {
             throw new FlinkRuntimeException("[FALCON] cannot serialize the user value", e);

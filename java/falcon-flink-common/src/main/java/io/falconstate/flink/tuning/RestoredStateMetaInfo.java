@@ -9,8 +9,6 @@ import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.memory.DataInputViewStreamWrapper;
-import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
-import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -127,11 +125,9 @@ public final class RestoredStateMetaInfo {
 
     @Nullable
     private static StreamStateHandle metaStream(KeyedStateHandle handle) {
-        if (handle instanceof IncrementalRemoteKeyedStateHandle) {
-            return ((IncrementalRemoteKeyedStateHandle) handle).getMetaStateHandle();
-        }
-        if (handle instanceof IncrementalLocalKeyedStateHandle) {
-            return ((IncrementalLocalKeyedStateHandle) handle).getMetaDataState();
+        StreamStateHandle incrementalMeta = IncrementalMetaData.of(handle);
+        if (incrementalMeta != null) {
+            return incrementalMeta;
         }
         if (handle instanceof KeyGroupsStateHandle) {
             // Full snapshots and canonical savepoints start with the proxy.

@@ -5,6 +5,7 @@ package io.falconstate.flink.cache;
 
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconStateBackend;
+import io.falconstate.flink.StateBackendCalls;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.ValueState;
@@ -191,7 +192,8 @@ class CachePortabilityTest {
     private AbstractKeyedStateBackend<Integer> create(
             AbstractManagedMemoryStateBackend backend, Collection<KeyedStateHandle> handles)
             throws Exception {
-        return backend.createKeyedStateBackend(
+        return StateBackendCalls.keyedBackend(
+                backend,
                 env,
                 new JobID(),
                 "portability-test",

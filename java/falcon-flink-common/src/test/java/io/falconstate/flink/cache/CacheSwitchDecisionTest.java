@@ -6,6 +6,7 @@ package io.falconstate.flink.cache;
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackend;
+import io.falconstate.flink.StateBackendCalls;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
 import org.apache.flink.api.common.JobID;
@@ -81,21 +82,21 @@ class CacheSwitchDecisionTest {
         config.set(FalconOptions.CACHE_SWITCH_RETRY_OPERATIONS, 1_000_000L);
         backend =
                 (AbstractKeyedStateBackend<Integer>)
-                        new FalconStateBackend(rocksDb)
-                                .configure(config, getClass().getClassLoader())
-                                .createKeyedStateBackend(
-                                        env,
-                                        new JobID(),
-                                        "switch (1/1)#0",
-                                        IntSerializer.INSTANCE,
-                                        128,
-                                        new KeyGroupRange(0, 127),
-                                        env.getTaskKvStateRegistry(),
-                                        TtlTimeProvider.DEFAULT,
-                                        new UnregisteredMetricsGroup(),
-                                        Collections.emptyList(),
-                                        new CloseableRegistry(),
-                                        1.0);
+                        StateBackendCalls.keyedBackend(
+                                new FalconStateBackend(rocksDb)
+                                        .configure(config, getClass().getClassLoader()),
+                                env,
+                                new JobID(),
+                                "switch (1/1)#0",
+                                IntSerializer.INSTANCE,
+                                128,
+                                new KeyGroupRange(0, 127),
+                                env.getTaskKvStateRegistry(),
+                                TtlTimeProvider.DEFAULT,
+                                new UnregisteredMetricsGroup(),
+                                Collections.emptyList(),
+                                new CloseableRegistry(),
+                                1.0);
     }
 
     @AfterEach

@@ -6,6 +6,7 @@ package io.falconstate.flink.lowmem;
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackend;
+import io.falconstate.flink.StateBackendCalls;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
@@ -220,7 +221,8 @@ public final class LowMemoryRun {
         @SuppressWarnings("unchecked")
         AbstractKeyedStateBackend<Long> keyed =
                 (AbstractKeyedStateBackend<Long>)
-                        backend.createKeyedStateBackend(
+                        StateBackendCalls.keyedBackend(
+                                backend,
                                 env,
                                 new JobID(),
                                 "low-memory (1/1)#0",

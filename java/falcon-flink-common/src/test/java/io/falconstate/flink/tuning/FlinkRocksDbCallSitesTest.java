@@ -6,6 +6,7 @@ package io.falconstate.flink.tuning;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
 import org.apache.flink.shaded.asm9.org.objectweb.asm.ClassReader;
 import org.apache.flink.shaded.asm9.org.objectweb.asm.ClassVisitor;
+import org.apache.flink.shaded.asm9.org.objectweb.asm.Handle;
 import org.apache.flink.shaded.asm9.org.objectweb.asm.MethodVisitor;
 import org.apache.flink.shaded.asm9.org.objectweb.asm.Opcodes;
 
@@ -27,10 +28,10 @@ import java.util.jar.JarFile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Where Flink 1.16.3's RocksDB backend uses the RocksDB features that Falcon's column-family
- * tunings (HashLinkList memtable, fixed-length prefix extractor, prefix and whole-key bloom
- * filters) disable or change. Read from the bytecode of the very jar Falcon runs against, so a
- * Flink upgrade that adds a call site fails here and sends the next engineer to {@code
+ * Where the RocksDB backend of the Flink minor under test uses the RocksDB features that Falcon's
+ * column-family tunings (HashLinkList memtable, fixed-length prefix extractor, prefix and whole-key
+ * bloom filters) disable or change. Read from the bytecode of the very jar Falcon runs against, so
+ * a Flink upgrade that adds a call site fails here and sends the next engineer to {@code
  * docs/architecture.md}, "Safety invariants", which names the test that covers each site.
  */
 class FlinkRocksDbCallSitesTest {
@@ -95,8 +96,14 @@ class FlinkRocksDbCallSitesTest {
      */
     @Test
     void rangeDeletesOnlyClipRestoredDatabases() {
-        assertThat(callersOf("RocksDB.deleteRange"))
-                .isEqualTo(set("RocksDBIncrementalCheckpointUtils.deleteRange"));
+        // Flink 1.20 renamed the clipping method and may drop whole SST files first
+        // (state.backend.rocksdb.rescaling.use-delete-files-in-range).
+        Set<String> clipping =
+                set(
+                        "RocksDBIncrementalCheckpointUtils.deleteRange",
+                        "RocksDBIncrementalCheckpointUtils.deleteRangeData");
+        assertThat(callersOf("RocksDB.deleteRange")).hasSize(1).isSubsetOf(clipping);
+        assertThat(callersOf("RocksDB.deleteFilesInRanges")).isSubsetOf(clipping);
         assertThat(callersOf("WriteBatch.deleteRange")).isEmpty();
     }
 
@@ -147,6 +154,10 @@ class FlinkRocksDbCallSitesTest {
                 .isEqualTo(set("RocksDbTtlCompactFiltersManager.createAndSetCompactFilterFactory"));
         assertThat(callersOf("RocksDB.compactRange"))
                 .isEqualTo(set("RocksDBKeyedStateBackend.compactState"));
+        // Flink 1.20's manual compaction (off unless
+        // state.backend.rocksdb.manual-compaction.min-interval is set) merges whole SST files,
+        // which keep their column family's table options; it never reads a memtable.
+        assertThat(callersOf("RocksDB.compactFiles")).isSubsetOf(set("Compactor.<init>"));
     }
 
     /** Records every call to a method of an {@code org/rocksdb} class, by simple names. */
@@ -176,6 +187,21 @@ class FlinkRocksDbCallSitesTest {
                 @Override
                 public void visitMethodInsn(
                         int opcode, String owner, String method, String desc, boolean itf) {
+                    record(owner, method);
+                }
+
+                /** Method references ({@code RocksDB::compactFiles}) are calls too. */
+                @Override
+                public void visitInvokeDynamicInsn(
+                        String name, String desc, Handle bootstrap, Object... bootstrapArgs) {
+                    for (Object arg : bootstrapArgs) {
+                        if (arg instanceof Handle) {
+                            record(((Handle) arg).getOwner(), ((Handle) arg).getName());
+                        }
+                    }
+                }
+
+                private void record(String owner, String method) {
                     if (owner.startsWith("org/rocksdb/")) {
                         String callee = owner.substring("org/rocksdb/".length()) + "." + method;
                         callSites.computeIfAbsent(callee, k -> new TreeSet<>()).add(caller);

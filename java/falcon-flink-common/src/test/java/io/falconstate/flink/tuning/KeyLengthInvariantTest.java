@@ -6,6 +6,7 @@ package io.falconstate.flink.tuning;
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackend;
+import io.falconstate.flink.StateBackendCalls;
 import io.falconstate.flink.cache.HotStateCacheManager;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
@@ -126,7 +127,8 @@ class KeyLengthInvariantTest {
             Collection<KeyedStateHandle> restore)
             throws Exception {
         AbstractKeyedStateBackend<K> kb =
-                backend.createKeyedStateBackend(
+                StateBackendCalls.keyedBackend(
+                        backend,
                         env,
                         new JobID(),
                         "key-length (1/1)#0",

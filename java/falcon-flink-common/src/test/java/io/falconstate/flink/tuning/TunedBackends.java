@@ -6,6 +6,7 @@ package io.falconstate.flink.tuning;
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackend;
+import io.falconstate.flink.StateBackendCalls;
 import io.falconstate.flink.cache.CachedBackends;
 
 import org.apache.flink.api.common.JobID;
@@ -141,7 +142,8 @@ public final class TunedBackends {
             TtlTimeProvider ttlTimeProvider)
             throws Exception {
         return (AbstractKeyedStateBackend<Long>)
-                backend.createKeyedStateBackend(
+                StateBackendCalls.keyedBackend(
+                        backend,
                         env,
                         new JobID(),
                         "tuned-operator (1/1)#0",

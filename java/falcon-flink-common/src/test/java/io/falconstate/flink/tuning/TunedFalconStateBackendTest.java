@@ -8,11 +8,6 @@ import io.falconstate.flink.FalconStateBackend;
 import io.falconstate.flink.FalconStateBackendTest;
 
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
-import org.apache.flink.runtime.state.ConfigurableStateBackend;
-
-import java.io.IOException;
-import java.io.UncheckedIOException;
 
 /**
  * Flink's {@code StateBackendTestBase} (through {@link FalconStateBackendTest}, both checkpoint
@@ -22,29 +17,19 @@ import java.io.UncheckedIOException;
  */
 public class TunedFalconStateBackendTest extends FalconStateBackendTest {
 
-    /**
-     * The base test's RocksDB settings with both tunings on. Declares no checked exception, so it
-     * overrides the base method whether or not that one declares {@code IOException}.
-     */
+    /** Both tunings on. */
     @Override
-    protected ConfigurableStateBackend getStateBackend() {
-        EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(incremental);
-        rocksDb.setPriorityQueueStateType(
-                EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
-        try {
-            rocksDb.setDbStoragePath(TEMP_FOLDER.newFolder().getAbsolutePath());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    protected Configuration falconConfig() {
         Configuration config = new Configuration();
         config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, "true");
         config.set(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER, true);
-        FalconStateBackend tuned =
-                new FalconStateBackend(rocksDb)
-                        .configure(config, Thread.currentThread().getContextClassLoader());
+        return config;
+    }
+
+    @Override
+    protected void checkSwitchedOn(FalconStateBackend tuned) {
         if (!tuned.isHashMemtableEnabled() || !tuned.isRangeFilterEnabled()) {
             throw new IllegalStateException("tuning not switched on: " + tuned);
         }
-        return tuned;
     }
 }

@@ -7,6 +7,7 @@ import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconLog;
 import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackend;
+import io.falconstate.flink.StateBackendCalls;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
 import org.apache.flink.api.common.JobID;
@@ -132,7 +133,8 @@ class TunedKeyedBackendTest {
     private AbstractKeyedStateBackend<Integer> keyedBackend(
             StateBackend backend, Collection<KeyedStateHandle> restore) throws Exception {
         return (AbstractKeyedStateBackend<Integer>)
-                backend.createKeyedStateBackend(
+                StateBackendCalls.keyedBackend(
+                        backend,
                         env,
                         new JobID(),
                         "tuned-operator (1/1)#0",

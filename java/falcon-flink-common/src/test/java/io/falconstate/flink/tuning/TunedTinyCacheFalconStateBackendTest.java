@@ -3,29 +3,11 @@
  */
 package io.falconstate.flink.tuning;
 
-import io.falconstate.flink.FalconKeyedStateBackend;
-import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackend;
 import io.falconstate.flink.cache.CachedBackends;
-import io.falconstate.flink.cache.HotStateCacheManager;
 import io.falconstate.flink.cache.TinyCacheFalconStateBackendTest;
 
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.contrib.streaming.state.FalconColumnFamilyAccess;
-import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
-import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
-import org.apache.flink.runtime.state.VoidNamespace;
-
-import org.junit.Test;
-
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Flink's {@code StateBackendTestBase} (both checkpoint modes, through {@link
@@ -33,68 +15,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@value CachedBackends#TINY_CACHE_ENTRIES} entries: the writes of ValueStates with fixed-length
  * keys reach their HashLinkList memtables almost only through the cache's evictions and dirty
  * write-backs (the {@code WriteBackWriter} path, not Flink's own {@code RocksDBValueState} path),
- * and every scan, snapshot, restore and rescaling test must still pass.
+ * and every scan, snapshot, restore and rescaling test must still pass. Falcon's own test of these
+ * options: {@link TunedTinyCacheBackendTest}.
  */
 public class TunedTinyCacheFalconStateBackendTest extends TinyCacheFalconStateBackendTest {
 
     @Override
     protected Configuration falconConfig() {
-        Configuration config = super.falconConfig();
-        config.set(FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE, "true");
-        config.set(FalconOptions.TUNING_MAP_STATE_RANGE_FILTER, true);
-        return config;
+        return TunedTinyCacheBackendTest.tuned(super.falconConfig());
     }
 
     @Override
     protected void checkSwitchedOn(FalconStateBackend backend) {
-        if (!backend.isCacheEnabled()
-                || !backend.isHashMemtableEnabled()
-                || !backend.isRangeFilterEnabled()) {
-            throw new IllegalStateException("cache or tuning not switched on: " + backend);
-        }
-    }
-
-    /**
-     * The suite above really runs write-backs into a hash column family: the state is tuned, the
-     * evicted entries sit in its HashLinkList memtable, and {@code getKeys} (which flushes the
-     * cache, then that memtable) still returns every key.
-     */
-    @Test
-    public void testWriteBacksLandInTheHashMemtableAndScansSeeThem() throws Exception {
-        CheckpointableKeyedStateBackend<Integer> backend =
-                createKeyedBackend(IntSerializer.INSTANCE);
-        try {
-            ValueState<String> state = stringState(backend, "hashed");
-            for (int key = 0; key < 100; key++) {
-                backend.setCurrentKey(key);
-                state.update("v" + key);
-            }
-            FalconKeyedStateBackend<Integer> falcon = (FalconKeyedStateBackend<Integer>) backend;
-            HotStateCacheManager<Integer> cache = falcon.getHotStateCache();
-            assertThat(cache).isNotNull();
-            assertThat(falcon.getColumnFamilyTuner()).isNotNull();
-            TuningProfile profile = falcon.getColumnFamilyTuner().profileOf("hashed");
-            assertThat(profile).isNotNull();
-            assertThat(profile.isHashMemtable()).isTrue();
-            // 1-byte key group (10 key groups), int key (4 bytes), VoidNamespace (1 byte).
-            assertThat(profile.prefixLength()).isEqualTo(6);
-            RocksDBKeyedStateBackend<Integer> rocksDb = falcon.getRocksDBKeyedStateBackend();
-            long inMemtable = FalconColumnFamilyAccess.activeMemtableEntries(rocksDb, "hashed");
-            assertThat(cache.recordsWrittenBack()).isGreaterThan(90);
-            assertThat(inMemtable)
-                    .as("write-backs in the hash memtable before any scan")
-                    .isGreaterThan(90);
-
-            Set<Integer> keys;
-            try (Stream<Integer> s = backend.getKeys("hashed", VoidNamespace.INSTANCE)) {
-                keys = s.collect(Collectors.toCollection(TreeSet::new));
-            }
-            assertThat(keys).hasSize(100).first().isEqualTo(0);
-            assertThat(FalconColumnFamilyAccess.activeMemtableEntries(rocksDb, "hashed"))
-                    .as("getKeys flushed the hash memtable")
-                    .isZero();
-        } finally {
-            backend.dispose();
-        }
+        TunedTinyCacheBackendTest.checkCacheAndTuningOn(backend);
     }
 }

@@ -3,7 +3,6 @@
  */
 package org.apache.flink.contrib.streaming.state;
 
-import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
@@ -14,7 +13,6 @@ import org.apache.flink.runtime.memory.OpaqueMemoryResource;
 import org.apache.flink.runtime.query.TaskKvStateRegistry;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.state.LocalRecoveryConfig;
 import org.apache.flink.runtime.state.StreamCompressionDecorator;
 import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
@@ -65,11 +63,6 @@ public final class FalconRocksDBBackendBuilder {
     /** Validates one configurable option's value exactly as the stock backend does. */
     public static void checkConfigurableOptionValue(ConfigOption<?> option, Object value) {
         RocksDBConfigurableOptions.checkArgumentValid(option, value);
-    }
-
-    /** The restore overlap threshold the stock backend resolved (package-private getter). */
-    public static double overlapFractionThreshold(EmbeddedRocksDBStateBackend backend) {
-        return backend.getOverlapFractionThreshold();
     }
 
     /**
@@ -135,10 +128,16 @@ public final class FalconRocksDBBackendBuilder {
                         : sharedResources.getResourceHandle().getWriteBufferManager());
     }
 
-    /** The stock builder with every setting the stock backend applies, plus the CF function. */
+    /**
+     * The stock builder as this minor's stock backend sets it up (constructor and minor-specific
+     * settings from {@code stockSettings}, the settings every minor has from {@code stock}), with
+     * Falcon's column-family options function.
+     */
     public static <K> RocksDBKeyedStateBackend<K> build(
+            EmbeddedRocksDBStateBackend stock,
+            FalconStockBuilderSettings stockSettings,
+            Environment env,
             String operatorIdentifier,
-            ClassLoader userCodeClassLoader,
             File instanceBasePath,
             RocksDBResourceContainer resourceContainer,
             Function<String, ColumnFamilyOptions> columnFamilyOptions,
@@ -146,24 +145,18 @@ public final class FalconRocksDBBackendBuilder {
             TypeSerializer<K> keySerializer,
             int numberOfKeyGroups,
             KeyGroupRange keyGroupRange,
-            ExecutionConfig executionConfig,
-            LocalRecoveryConfig localRecoveryConfig,
-            EmbeddedRocksDBStateBackend.PriorityQueueStateType priorityQueueStateType,
             TtlTimeProvider ttlTimeProvider,
             LatencyTrackingStateConfig latencyTrackingStateConfig,
             MetricGroup metricGroup,
             Collection<KeyedStateHandle> stateHandles,
             StreamCompressionDecorator keyGroupCompressionDecorator,
             CloseableRegistry cancelStreamRegistry,
-            boolean incrementalCheckpoints,
-            int transferThreads,
-            RocksDBNativeMetricOptions nativeMetricOptions,
-            long writeBatchSize,
-            double overlapFractionThreshold)
+            RocksDBNativeMetricOptions nativeMetricOptions)
             throws IOException {
-        return new RocksDBKeyedStateBackendBuilder<>(
+        return stockSettings
+                .newBuilder(
                         operatorIdentifier,
-                        userCodeClassLoader,
+                        env.getUserCodeClassLoader().asClassLoader(),
                         instanceBasePath,
                         resourceContainer,
                         columnFamilyOptions,
@@ -171,21 +164,22 @@ public final class FalconRocksDBBackendBuilder {
                         keySerializer,
                         numberOfKeyGroups,
                         keyGroupRange,
-                        executionConfig,
-                        localRecoveryConfig,
-                        priorityQueueStateType,
+                        env.getExecutionConfig(),
+                        env.getTaskStateManager().createLocalRecoveryConfig(),
                         ttlTimeProvider,
                         latencyTrackingStateConfig,
                         metricGroup,
                         stateHandles,
                         keyGroupCompressionDecorator,
-                        cancelStreamRegistry)
-                .setEnableIncrementalCheckpointing(incrementalCheckpoints)
-                .setNumberOfTransferingThreads(transferThreads)
+                        cancelStreamRegistry,
+                        stock,
+                        env)
+                .setEnableIncrementalCheckpointing(stock.isIncrementalCheckpointsEnabled())
+                .setNumberOfTransferingThreads(stock.getNumberOfTransferThreads())
                 .setNativeMetricOptions(
                         resourceContainer.getMemoryWatcherOptions(nativeMetricOptions))
-                .setWriteBatchSize(writeBatchSize)
-                .setOverlapFractionThreshold(overlapFractionThreshold)
+                .setWriteBatchSize(stock.getWriteBatchSize())
+                .setOverlapFractionThreshold(stock.getOverlapFractionThreshold())
                 .build();
     }
 

@@ -14,16 +14,18 @@ import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.StateBackendTestBase;
 import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
 import org.apache.flink.runtime.state.storage.JobManagerCheckpointStorage;
+import org.apache.flink.testutils.junit.extensions.parameterized.Parameter;
+import org.apache.flink.testutils.junit.extensions.parameterized.ParameterizedTestExtension;
+import org.apache.flink.testutils.junit.extensions.parameterized.Parameters;
 import org.apache.flink.util.function.SupplierWithException;
 
-import org.junit.Before;
-import org.junit.ClassRule;
-import org.junit.Test;
-import org.junit.rules.TemporaryFolder;
-import org.junit.runner.RunWith;
-import org.junit.runners.Parameterized;
+import org.junit.jupiter.api.TestTemplate;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.util.Arrays;
 import java.util.List;
 
@@ -31,50 +33,65 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Flink's own keyed state backend test suite ({@code StateBackendTestBase} from the flink-runtime
- * 1.16.3 test-jar) run against {@link FalconStateBackend}, with the two parameterizations of
- * Flink's {@code EmbeddedRocksDBStateBackendTest}: incremental checkpoints to JobManager storage,
- * and full (native) checkpoints to file-system storage. The native library must be loaded (the
- * build passes {@code -Dfalcon.native.library}), otherwise this would test the stock fallback: the
- * one test of our own checks that.
+ * test-jar of Flink 1.19 and later, JUnit 5 test templates) run against {@link FalconStateBackend},
+ * with the two parameterizations of Flink's {@code EmbeddedRocksDBStateBackendTest}: incremental
+ * checkpoints to JobManager storage, and full (native) checkpoints to file-system storage.
+ * Subclasses change Falcon's options ({@link #falconConfig()}). The native library must be loaded
+ * (the build passes {@code -Dfalcon.native.library}), otherwise this would test the stock fallback:
+ * the one test of our own checks that.
  */
-@RunWith(Parameterized.class)
+@ExtendWith(ParameterizedTestExtension.class)
 public class FalconStateBackendTest extends StateBackendTestBase<FalconStateBackend> {
 
-    @ClassRule public static final TemporaryFolder TEMP_FOLDER = new TemporaryFolder();
+    @TempDir static java.nio.file.Path tempFolder;
 
-    @Parameterized.Parameters(name = "incremental checkpoints: {0}")
+    /** A new directory under the class's temporary folder. */
+    protected static java.nio.file.Path newFolder() throws IOException {
+        return Files.createTempDirectory(tempFolder, "falcon");
+    }
+
+    @Parameters(name = "incremental checkpoints: {0}")
     public static List<Object[]> modes() {
         SupplierWithException<CheckpointStorage, IOException> jobManager =
                 JobManagerCheckpointStorage::new;
         SupplierWithException<CheckpointStorage, IOException> fileSystem =
-                () ->
-                        new FileSystemCheckpointStorage(
-                                new Path(TEMP_FOLDER.newFolder().toURI()), 0, -1);
+                () -> new FileSystemCheckpointStorage(new Path(newFolder().toUri()), 0, -1);
         return Arrays.asList(new Object[] {true, jobManager}, new Object[] {false, fileSystem});
     }
 
-    @Parameterized.Parameter(0)
+    @Parameter(0)
     public boolean incremental;
 
-    @Parameterized.Parameter(1)
+    @Parameter(1)
     public SupplierWithException<CheckpointStorage, IOException> storage;
 
-    /** One local directory per test, as in Flink's own RocksDB test. */
-    private String dbPath;
-
-    @Before
-    public void createDbPath() throws IOException {
-        dbPath = TEMP_FOLDER.newFolder().getAbsolutePath();
+    /** Falcon's options for the suite (none: the defaults); subclasses add to them. */
+    protected Configuration falconConfig() {
+        return new Configuration();
     }
 
+    /** Fails the suite's setup unless {@link #falconConfig()} really switched its parts on. */
+    protected void checkSwitchedOn(FalconStateBackend backend) {}
+
+    /**
+     * The RocksDB settings of Flink's own RocksDB test, a new local directory each time. Declares
+     * no checked exception, so it overrides the base method whether or not that one declares one.
+     */
     @Override
     protected ConfigurableStateBackend getStateBackend() {
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(incremental);
         rocksDb.setPriorityQueueStateType(
                 EmbeddedRocksDBStateBackend.PriorityQueueStateType.ROCKSDB);
-        rocksDb.setDbStoragePath(dbPath);
-        return new FalconStateBackend(rocksDb)
-                .configure(new Configuration(), Thread.currentThread().getContextClassLoader());
+        try {
+            rocksDb.setDbStoragePath(newFolder().toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        FalconStateBackend backend =
+                new FalconStateBackend(rocksDb)
+                        .configure(falconConfig(), Thread.currentThread().getContextClassLoader());
+        checkSwitchedOn(backend);
+        return backend;
     }
 
     @Override
@@ -98,8 +115,8 @@ public class FalconStateBackendTest extends StateBackendTestBase<FalconStateBack
     }
 
     /** Every test above went through Falcon's keyed backend, not the stock fallback. */
-    @Test
-    public void testKeyedBackendIsFalcon() throws Exception {
+    @TestTemplate
+    void testKeyedBackendIsFalcon() throws Exception {
         CheckpointableKeyedStateBackend<Integer> backend =
                 createKeyedBackend(IntSerializer.INSTANCE);
         try {

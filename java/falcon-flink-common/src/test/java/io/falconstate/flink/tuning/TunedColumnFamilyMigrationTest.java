@@ -15,24 +15,24 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
-import org.apache.flink.runtime.state.CheckpointStorage;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StateBackend;
-import org.apache.flink.runtime.state.StateBackendMigrationTestBase;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
-import org.apache.flink.runtime.state.storage.JobManagerCheckpointStorage;
 import org.apache.flink.runtime.testutils.statemigration.TestType;
+import org.apache.flink.testutils.junit.extensions.parameterized.Parameter;
+import org.apache.flink.testutils.junit.extensions.parameterized.ParameterizedTestExtension;
+import org.apache.flink.testutils.junit.extensions.parameterized.Parameters;
 import org.apache.flink.util.IOUtils;
 import org.apache.flink.util.StateMigrationException;
 
-import org.junit.After;
-import org.junit.Before;
-import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.Parameterized;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestTemplate;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -45,23 +45,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Flink's state migration suite on Falcon under every tuning combination and both checkpoint modes,
- * plus the same migrations on column families Falcon really tuned.
- *
- * <p>The 32 inherited tests register their states with {@code CustomVoidNamespaceSerializer}, which
- * declares a length of 0 bytes and writes 1, so Falcon (rightly) leaves those column families
- * untuned; they prove the seam, not the tuning. The tests below use {@code Long} keys and {@code
- * VoidNamespace}, assert that the column family is tuned before they migrate, and hold data both in
- * SST files and in memtables (or the cache) when the snapshot is taken. A full restore (canonical
- * savepoint) writes the restored entries into memtables: Falcon flushes hash memtables after the
- * restore, so there a migration reads hash column families from SST files and MapState column
- * families from their memtables. Flink migrates only on restore: a state registered in the running
- * backend refuses a new serializer. A tuned ValueState beside a migrating MapState matters too: a
- * DB-wide RocksDB setting of one column family (as {@code inplace_update_support} was) breaks
- * Flink's migration of every other.
+ * State migrations on column families Falcon really tuned, under every tuning combination and both
+ * checkpoint modes. (Flink's own migration suite, {@link TunedStateMigrationTest}, registers its
+ * states with {@code CustomVoidNamespaceSerializer}, which declares a length of 0 bytes and writes
+ * 1, so Falcon rightly leaves those column families untuned.) The tests use {@code Long} keys and
+ * {@code VoidNamespace}, assert that the column family is tuned before they migrate, and hold data
+ * both in SST files and in memtables (or the cache) when the snapshot is taken. A full restore
+ * (canonical savepoint) writes the restored entries into memtables: Falcon flushes hash memtables
+ * after the restore, so there a migration reads hash column families from SST files and MapState
+ * column families from their memtables. Flink migrates only on restore: a state registered in the
+ * running backend refuses a new serializer. A tuned ValueState beside a migrating MapState matters
+ * too: a DB-wide RocksDB setting of one column family (as {@code inplace_update_support} was)
+ * breaks Flink's migration of every other.
  */
-@RunWith(Parameterized.class)
-public class TunedStateMigrationTest extends StateBackendMigrationTestBase<FalconStateBackend> {
+@ExtendWith(ParameterizedTestExtension.class)
+public class TunedColumnFamilyMigrationTest {
 
     private static final int KEYS = 200;
 
@@ -69,13 +67,15 @@ public class TunedStateMigrationTest extends StateBackendMigrationTestBase<Falco
     private static final String COUNTER = "counter";
     private static final String MAP = "map";
 
-    @Parameterized.Parameter(0)
+    @Parameter(0)
     public Tuning tuning;
 
-    @Parameterized.Parameter(1)
+    @Parameter(1)
     public boolean incremental;
 
-    @Parameterized.Parameters(name = "{0}, incremental={1}")
+    @TempDir Path tempFolder;
+
+    @Parameters(name = "{0}, incremental={1}")
     public static Collection<Object[]> parameters() {
         List<Object[]> parameters = new ArrayList<>();
         for (Tuning tuning : Tuning.values()) {
@@ -88,47 +88,37 @@ public class TunedStateMigrationTest extends StateBackendMigrationTestBase<Falco
     private MockEnvironment env;
     private TunedBackends.Snapshots snapshots;
 
-    @Before
-    public void createEnvironment() {
+    @BeforeEach
+    void createEnvironment() {
         env = MockEnvironment.builder().build();
         snapshots = new TunedBackends.Snapshots();
     }
 
-    @After
-    public void closeEnvironment() {
+    @AfterEach
+    void closeEnvironment() {
         IOUtils.closeQuietly(env);
     }
 
-    @Override
-    protected CheckpointStorage getCheckpointStorage() throws Exception {
-        // As Flink's RocksDB tests: memory for incremental, files for full checkpoints.
-        return incremental
-                ? new JobManagerCheckpointStorage()
-                : new FileSystemCheckpointStorage(
-                        new org.apache.flink.core.fs.Path(tempFolder.newFolder().toURI()), 0, -1);
-    }
-
-    @Override
-    protected FalconStateBackend getStateBackend() throws Exception {
+    private FalconStateBackend getStateBackend() throws Exception {
         return TunedBackends.falcon(tuning, incremental, dir());
     }
 
     private Path dir() throws Exception {
-        return tempFolder.newFolder().toPath();
+        return Files.createTempDirectory(tempFolder, "db");
     }
 
     // -- ValueState on a hash column family -------------------------------------------------------
 
-    @Test
-    public void valueStateMigratesOnHashColumnFamilyAfterEveryKindOfRestore() throws Exception {
+    @TestTemplate
+    void valueStateMigratesOnHashColumnFamilyAfterEveryKindOfRestore() throws Exception {
         for (SnapshotKind kind : SnapshotKind.values()) {
             KeyedStateHandle snapshot = writeValues(getStateBackend(), kind, true);
             migrateValuesAndCheck(snapshot, kind);
         }
     }
 
-    @Test
-    public void valueStateFromStockSavepointMigratesOnHashColumnFamily() throws Exception {
+    @TestTemplate
+    void valueStateFromStockSavepointMigratesOnHashColumnFamily() throws Exception {
         KeyedStateHandle snapshot =
                 writeValues(
                         TunedBackends.stock(incremental, dir()),
@@ -137,8 +127,8 @@ public class TunedStateMigrationTest extends StateBackendMigrationTestBase<Falco
         migrateValuesAndCheck(snapshot, SnapshotKind.CANONICAL_SAVEPOINT);
     }
 
-    @Test
-    public void valueStateReconfiguresOnHashColumnFamily() throws Exception {
+    @TestTemplate
+    void valueStateReconfiguresOnHashColumnFamily() throws Exception {
         KeyedStateHandle snapshot = writeValues(getStateBackend(), SnapshotKind.CHECKPOINT, true);
         AbstractKeyedStateBackend<Long> restored =
                 TunedBackends.keyed(getStateBackend(), env, TunedBackends.from(snapshot));
@@ -152,8 +142,8 @@ public class TunedStateMigrationTest extends StateBackendMigrationTestBase<Falco
         }
     }
 
-    @Test
-    public void incompatibleValueSerializerIsRefusedOnHashColumnFamily() throws Exception {
+    @TestTemplate
+    void incompatibleValueSerializerIsRefusedOnHashColumnFamily() throws Exception {
         KeyedStateHandle snapshot = writeValues(getStateBackend(), SnapshotKind.CHECKPOINT, true);
         AbstractKeyedStateBackend<Long> restored =
                 TunedBackends.keyed(getStateBackend(), env, TunedBackends.from(snapshot));
@@ -175,8 +165,8 @@ public class TunedStateMigrationTest extends StateBackendMigrationTestBase<Falco
     // -- MapState beside tuned ValueStates
     // ----------------------------------------------------------
 
-    @Test
-    public void mapStateUserValuesMigrateBesideHashColumnFamilies() throws Exception {
+    @TestTemplate
+    void mapStateUserValuesMigrateBesideHashColumnFamilies() throws Exception {
         for (SnapshotKind kind : SnapshotKind.values()) {
             KeyedStateHandle snapshot = writeMaps(getStateBackend(), kind);
             AbstractKeyedStateBackend<Long> restored =

@@ -15,6 +15,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.contrib.streaming.state.FalconRocksDBBackendBuilder;
+import org.apache.flink.contrib.streaming.state.FalconStockBuilderSettings;
 import org.apache.flink.contrib.streaming.state.RocksDBNativeMetricOptions;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.CloseableRegistry;
@@ -26,14 +27,11 @@ import org.apache.flink.runtime.state.AbstractManagedMemoryStateBackend;
 import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.state.OperatorStateBackend;
-import org.apache.flink.runtime.state.OperatorStateHandle;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import javax.annotation.Nonnull;
 import javax.annotation.Nullable;
 
 import java.io.File;
@@ -47,15 +45,18 @@ import java.util.UUID;
 import java.util.function.Supplier;
 
 /**
- * Falcon's state backend: Flink's {@link EmbeddedRocksDBStateBackend} with Falcon's keyed backend
- * in front of every RocksDB instance.
+ * Everything of {@link FalconStateBackend} that is the same on every Flink minor: the wrapped stock
+ * backend and its resolved settings, Falcon's settings, the native library check, the local
+ * directories and the creation of Falcon's keyed backend. {@link FalconStateBackend} (one class per
+ * Flink minor, same name) adds the {@code StateBackend} methods of its minor's SPI and delegates
+ * here.
  *
  * <p>It wraps (does not subclass) a configured {@link EmbeddedRocksDBStateBackend}: the stock
  * backend's re-configuration constructor is private. Every stock setting is resolved by the wrapped
- * instance and read back through its public getters; the few pieces of the stock setup that are
- * private (merging {@code state.backend.rocksdb.*} options, native metric options, choosing the
- * local directory) are re-created here, and the parity test checks that both open RocksDB with the
- * same options and the same managed memory.
+ * instance and read back through its getters; the few pieces of the stock setup that are private
+ * (merging {@code state.backend.rocksdb.*} options, native metric options, the settings a minor's
+ * stock backend resolves without a getter, choosing the local directory) are re-created here, and
+ * the parity test checks that both open RocksDB with the same options and the same managed memory.
  *
  * <p>Deliberately not a {@code DelegatingStateBackend}: Flink's changelog backend wraps this one
  * and rejects nested delegation. Checkpoint storage stays separate, as for the stock backend.
@@ -64,7 +65,7 @@ import java.util.function.Supplier;
  * stock backend itself (one {@code [FALCON] WARN} line per JVM), unless {@link
  * FalconOptions#NATIVE_REQUIRED} is set, in which case creation fails with that message.
  */
-public class FalconStateBackend extends AbstractManagedMemoryStateBackend
+public abstract class FalconStateBackendBase extends AbstractManagedMemoryStateBackend
         implements ConfigurableStateBackend {
 
     private static final long serialVersionUID = 1L;
@@ -83,6 +84,9 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
 
     private final RocksDBNativeMetricOptions nativeMetricOptions;
 
+    /** What this minor's stock backend sets on its keyed builder and keeps without a getter. */
+    private final FalconStockBuilderSettings stockBuilderSettings;
+
     /** Falcon's own options; null until configured (then the defaults apply). */
     @Nullable private final FalconSettings settings;
 
@@ -93,45 +97,28 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
     private transient int nextDirectory;
     private transient boolean isInitialized;
 
-    /** A backend with the stock defaults (incremental checkpoints from the configuration). */
-    public FalconStateBackend() {
-        this(new EmbeddedRocksDBStateBackend());
-    }
-
-    public FalconStateBackend(boolean enableIncrementalCheckpointing) {
-        this(new EmbeddedRocksDBStateBackend(enableIncrementalCheckpointing));
-    }
-
-    /**
-     * Wraps a RocksDB backend configured in application code (predefined options, options factory,
-     * storage paths, ...). Its settings win over the configuration, as for the stock backend.
-     */
-    public FalconStateBackend(EmbeddedRocksDBStateBackend rocksDb) {
-        this(rocksDb, new Configuration(), new RocksDBNativeMetricOptions(), null);
-    }
-
-    private FalconStateBackend(
-            EmbeddedRocksDBStateBackend rocksDb,
-            Configuration rocksDbConfigurableOptions,
-            RocksDBNativeMetricOptions nativeMetricOptions,
-            @Nullable FalconSettings settings) {
+    /** Wraps a RocksDB backend configured in application code; its settings win. */
+    protected FalconStateBackendBase(EmbeddedRocksDBStateBackend rocksDb) {
         this.rocksDb = rocksDb;
-        this.rocksDbConfigurableOptions = rocksDbConfigurableOptions;
-        this.nativeMetricOptions = nativeMetricOptions;
-        this.settings = settings;
+        this.rocksDbConfigurableOptions = new Configuration();
+        this.nativeMetricOptions = new RocksDBNativeMetricOptions();
+        this.stockBuilderSettings = FalconStockBuilderSettings.unconfigured();
+        this.settings = null;
     }
 
     /**
      * Re-configuration: what the application set wins, the configuration fills the rest. Falcon's
      * own settings, once read (on the client), travel with the job as they are.
      */
-    private FalconStateBackend(
-            FalconStateBackend original, ReadableConfig config, ClassLoader classLoader) {
-        this(
-                original.rocksDb.configure(config, classLoader),
-                mergeConfigurableOptions(original.rocksDbConfigurableOptions, config),
-                RocksDBNativeMetricOptions.fromConfig(config),
-                original.settings != null ? original.settings : FalconSettings.fromConfig(config));
+    protected FalconStateBackendBase(
+            FalconStateBackendBase original, ReadableConfig config, ClassLoader classLoader) {
+        this.rocksDb = original.rocksDb.configure(config, classLoader);
+        this.rocksDbConfigurableOptions =
+                mergeConfigurableOptions(original.rocksDbConfigurableOptions, config);
+        this.nativeMetricOptions = RocksDBNativeMetricOptions.fromConfig(config);
+        this.stockBuilderSettings = original.stockBuilderSettings.configure(config);
+        this.settings =
+                original.settings != null ? original.settings : FalconSettings.fromConfig(config);
         this.latencyTrackingConfigBuilder = original.latencyTrackingConfigBuilder.configure(config);
     }
 
@@ -141,10 +128,7 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
      * reaches a Flink internal that version changed.
      */
     @Override
-    public FalconStateBackend configure(ReadableConfig config, ClassLoader classLoader) {
-        FlinkVersionGuard.check();
-        return new FalconStateBackend(this, config, classLoader);
-    }
+    public abstract FalconStateBackend configure(ReadableConfig config, ClassLoader classLoader);
 
     /**
      * The stock backend keeps the {@code state.backend.rocksdb.*} options privately; this builds
@@ -213,86 +197,52 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
         return rocksDb.supportsSavepointFormat(formatType);
     }
 
-    @Override
-    public OperatorStateBackend createOperatorStateBackend(
-            Environment env,
-            String operatorIdentifier,
-            @Nonnull Collection<OperatorStateHandle> stateHandles,
-            CloseableRegistry cancelStreamRegistry)
-            throws Exception {
-        return rocksDb.createOperatorStateBackend(
-                env, operatorIdentifier, stateHandles, cancelStreamRegistry);
+    /** What this minor's stock backend sets on its keyed builder beyond every minor's settings. */
+    protected FalconStockBuilderSettings stockBuilderSettings() {
+        return stockBuilderSettings;
     }
 
-    @Override
-    public <K> AbstractKeyedStateBackend<K> createKeyedStateBackend(
-            Environment env,
-            JobID jobID,
-            String operatorIdentifier,
-            TypeSerializer<K> keySerializer,
-            int numberOfKeyGroups,
-            KeyGroupRange keyGroupRange,
-            TaskKvStateRegistry kvStateRegistry,
-            TtlTimeProvider ttlTimeProvider,
-            MetricGroup metricGroup,
-            @Nonnull Collection<KeyedStateHandle> stateHandles,
-            CloseableRegistry cancelStreamRegistry)
-            throws IOException {
-        return createKeyedStateBackend(
-                env,
-                jobID,
-                operatorIdentifier,
-                keySerializer,
-                numberOfKeyGroups,
-                keyGroupRange,
-                kvStateRegistry,
-                ttlTimeProvider,
-                metricGroup,
-                stateHandles,
-                cancelStreamRegistry,
-                1.0);
-    }
-
-    @Override
-    public <K> AbstractKeyedStateBackend<K> createKeyedStateBackend(
-            Environment env,
-            JobID jobID,
-            String operatorIdentifier,
-            TypeSerializer<K> keySerializer,
-            int numberOfKeyGroups,
-            KeyGroupRange keyGroupRange,
-            TaskKvStateRegistry kvStateRegistry,
-            TtlTimeProvider ttlTimeProvider,
-            MetricGroup metricGroup,
-            @Nonnull Collection<KeyedStateHandle> stateHandles,
-            CloseableRegistry cancelStreamRegistry,
-            double managedMemoryFraction)
-            throws IOException {
-
+    /**
+     * The loaded native library, or null when keyed backends are to come from the stock backend
+     * itself (logged once per JVM).
+     *
+     * @throws IOException when the library is missing and {@link FalconOptions#NATIVE_REQUIRED} is
+     *     set
+     */
+    @Nullable
+    protected final NativeLoadResult nativeLibraryOrFallback() throws IOException {
         NativeLoadResult nativeLibrary = nativeLoader.get();
         if (!nativeLibrary.isLoaded()) {
             if (isNativeRequired()) {
                 throw new IOException(FalconLog.nativeRequiredFailure(nativeLibrary));
             }
             FalconLog.logNativeNotLoadedOnce(FalconLog.nativeNotLoadedLine(nativeLibrary));
-            // Exactly the stock backend, built by the stock backend.
-            return rocksDb.createKeyedStateBackend(
-                    env,
-                    jobID,
-                    operatorIdentifier,
-                    keySerializer,
-                    numberOfKeyGroups,
-                    keyGroupRange,
-                    kvStateRegistry,
-                    ttlTimeProvider,
-                    metricGroup,
-                    stateHandles,
-                    cancelStreamRegistry,
-                    managedMemoryFraction);
+            return null;
         }
+        return nativeLibrary;
+    }
+
+    /**
+     * Falcon's keyed backend, created with the steps of the stock backend, in its order (the job id
+     * comes from {@code env}, as for the stock backend).
+     */
+    protected final <K> AbstractKeyedStateBackend<K> createFalconKeyedBackend(
+            NativeLoadResult nativeLibrary,
+            FalconStockBuilderSettings stockSettings,
+            Environment env,
+            String operatorIdentifier,
+            TypeSerializer<K> keySerializer,
+            int numberOfKeyGroups,
+            KeyGroupRange keyGroupRange,
+            TaskKvStateRegistry kvStateRegistry,
+            TtlTimeProvider ttlTimeProvider,
+            MetricGroup metricGroup,
+            Collection<KeyedStateHandle> stateHandles,
+            CloseableRegistry cancelStreamRegistry,
+            double managedMemoryFraction)
+            throws IOException {
         FalconLog.logActivationOnce(() -> activationLine(nativeLibrary));
 
-        // The steps of the stock backend, in its order.
         String tempDir = env.getTaskManagerInfo().getTmpWorkingDirectory().getAbsolutePath();
         FalconRocksDBBackendBuilder.ensureRocksDBIsLoaded(tempDir);
 
@@ -311,6 +261,7 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
         return new FalconKeyedBackendBuilder<>(
                         getSettings(),
                         rocksDb,
+                        stockSettings,
                         rocksDbConfigurableOptions,
                         nativeMetricOptions,
                         latencyTrackingConfigBuilder.setMetricGroup(metricGroup).build(),
@@ -397,6 +348,6 @@ public class FalconStateBackend extends AbstractManagedMemoryStateBackend
 
     @Override
     public String toString() {
-        return "FalconStateBackend{rocksDb=" + rocksDb + ", " + getSettings() + '}';
+        return getClass().getSimpleName() + "{rocksDb=" + rocksDb + ", " + getSettings() + '}';
     }
 }
