@@ -33,6 +33,20 @@ build_preset() {
   cmake --build --preset "$preset" -j "$JOBS"
 }
 
+# The Maven properties that build the Nexmark module and the benchmarks against Flink minor $1
+# (1.16 ... 1.20): its Falcon module and the versions that module's pom sets. One per line.
+flink_minor_properties() {
+  local pom="$FALCON_ROOT/java/falcon-flink-$1/pom.xml" property value
+  [[ -f "$pom" ]] || die "no Falcon module for Flink $1 (java/falcon-flink-$1)"
+  echo "-Dfalcon.flink.artifact=falcon-flink-$1"
+  for property in flink.version frocksdbjni.version flink.state-processor-api.version \
+    junit5.version; do
+    value="$(grep -m1 -o "<$property>[^<]*" "$pom" | cut -d'>' -f2 || true)"
+    [[ -n "$value" ]] && echo "-D$property=$value"
+  done
+  return 0
+}
+
 mvn_cmd() {
   # -ntp keeps download progress out of CI logs.
   mvn -B -ntp -f "$FALCON_ROOT/java/pom.xml" "$@"

@@ -12,6 +12,8 @@
 #   bench/nexmark/run.sh --queries q4 --sweep 'lru:state.backend.falcon.cache.policy=lru'
 #
 # Script options (before or between the harness options):
+#   --flink MINOR           the Flink minor to run on, 1.16 (default) to 1.20: its Falcon jar and
+#                           that minor's Flink and frocksdbjni for every backend
 #   --native-library PATH   libfalcon_jni.so for the runs (default build/dev/native/libfalcon_jni.so)
 #   --output DIR            CSVs, markdown and charts (default docs/benchmarks)
 #   --no-build              skip setup and builds (use what is built)
@@ -29,8 +31,10 @@ build=1
 charts=1
 out="$FALCON_ROOT/docs/benchmarks"
 harness_args=()
+flink_minor=1.16
 while (($#)); do
   case "$1" in
+    --flink) flink_minor="$2"; shift 2 ;;
     --native-library) native="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
     --no-charts) charts=0; shift ;;
@@ -48,14 +52,17 @@ if ((build)); then
   detect_java_home
   log "native build: dev"
   build_preset dev
-  log "Java build (falcon-flink-1.16, falcon-nexmark)"
-  mvn_cmd -q -pl falcon-nexmark -am install -DskipTests
+  log "Java build (falcon-flink-$flink_minor, falcon-nexmark on Flink $flink_minor)"
+  mapfile -t minor_properties < <(flink_minor_properties "$flink_minor")
+  mvn_cmd -q -pl falcon-nexmark -am install -DskipTests "${minor_properties[@]}"
 else
   detect_java_home
 fi
 
 module="$FALCON_ROOT/java/falcon-nexmark/target"
 [[ -f "$module/nexmark.classpath" ]] || die "missing $module/nexmark.classpath (run without --no-build)"
+grep -q "falcon-flink-$flink_minor/" "$module/nexmark.classpath" \
+  || die "falcon-nexmark is built for another Flink minor than $flink_minor (run without --no-build)"
 [[ -f "$native" ]] || die "missing native library $native"
 # Freeze Falcon's jars and native library for the whole run: a rebuild or a `mvn install` of
 # the Falcon jar during a long matrix must not change what the later runs measure.
