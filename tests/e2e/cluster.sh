@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# A Flink 1.16.3 standalone cluster by hand (the same assembly and process control run.sh uses).
+# A Flink standalone cluster by hand (FLINK_VERSION, default 1.16.3; the same assembly and process
+# control run.sh uses).
 #
 #   tests/e2e/cluster.sh assemble
-#       assembles (or reuses) build/e2e/flink-1.16.3 from Maven Central and prints its path
+#       assembles (or reuses) build/e2e/flink-<version> from Maven Central and prints its path
 #   tests/e2e/cluster.sh start [--stock] [--no-native] [--home DIR] [-D key=value ...]
 #       installs Flink into DIR (default build/e2e/manual/flink), installs Falcon as README.md
 #       says (jar and libfalcon_jni.so into lib/, the conf/flink-conf.yaml lines; --no-native
@@ -10,12 +11,12 @@
 #       installation's conf/flink-conf.yaml, starts one JobManager and one TaskManager, prints
 #       how to submit a job, and runs until Ctrl-C; both JVMs are stopped on exit.
 #
-# FALCON_JAR / FALCON_NATIVE override the jar (default java/falcon-flink-1.16/target/...) and the
-# library (default build/dev/native/libfalcon_jni.so).
+# FALCON_JAR / FALCON_NATIVE override the jar (default: the one of FLINK_VERSION's minor in
+# java/falcon-flink-<minor>/target/) and the library (default build/dev/native/libfalcon_jni.so).
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 source "$FALCON_ROOT/tests/e2e/lib/flink.sh"
 
-usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 
 cmd="${1:-}"; shift || true
 case "$cmd" in
@@ -42,7 +43,8 @@ case "$cmd" in
     flink_install "$home"
     home="$(readlink -f "$home")"
     if [[ "$falcon" != none ]]; then
-      jar="${FALCON_JAR:-$FALCON_ROOT/java/falcon-flink-1.16/target/falcon-flink-1.16-$FALCON_VERSION.jar}"
+      minor="${FLINK_VERSION%.*}"
+      jar="${FALCON_JAR:-$FALCON_ROOT/java/falcon-flink-$minor/target/falcon-flink-$minor-$FALCON_VERSION.jar}"
       [[ -f "$jar" ]] || die "no $jar (mvn -f java/pom.xml package -DskipTests)"
       so=""
       if [[ "$falcon" == jar+so ]]; then

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# End-to-end test on a real Flink 1.16.3 standalone cluster: a JobManager and TaskManagers as
-# separate JVMs, Falcon installed exactly as README.md / docs/deployment.md say (jar and
-# libfalcon_jni.so copied into lib/, the lines of conf/flink-conf.yaml added), jobs submitted
-# with bin/flink's CliFrontend, state checked through REST, logs and the committed job output.
+# End-to-end test on a real Flink standalone cluster (FLINK_VERSION, default 1.16.3, assembled from
+# that version's Maven artifacts): a JobManager and TaskManagers as separate JVMs, Falcon installed
+# from its release bundle exactly as the bundle's INSTALL.txt / docs/deployment.md say (the jar
+# of that Flink minor and libfalcon_jni.so copied into lib/, the configuration lines added), jobs
+# submitted with bin/flink's CliFrontend, state checked through REST, logs and the committed job
+# output.
 #
 # Scenarios (each prints PASS/FAIL with its time; the last line is "N passed, M failed"):
 #   falcon-activation     a Nexmark q4 job (E2E_JOB) runs under Falcon with both column-family
@@ -23,6 +25,9 @@
 #   variant-self-switching
 #                         the same with a 50-entry cache: states switch to RocksDB and back
 #                         ("cache off" lines in the TaskManager log), committed output exactly once
+#   rescale               a second TaskManager (2 x 2 slots); keyed-count at p 2 -> 4 -> 1 through
+#                         savepoints, then -> 2 through a retained incremental checkpoint; every
+#                         count exactly once; the [FALCON] subtask lines follow each layout
 #   tm-memory             TaskManager RSS stays below taskmanager.memory.process.size
 #   missing-native        no libfalcon_jni.so in lib/: WARN line, stock behaviour, exact q4 result
 #   native-required       ... with state.backend.falcon.native.required: true the job fails
@@ -30,8 +35,12 @@
 #   falcon-log-format     every [FALCON] line of every TaskManager log of the run has an exact
 #                         format of docs/architecture.md
 #
-# Inputs (environment): FALCON_JAR (default: java/falcon-flink-1.16/target/falcon-flink-1.16-<v>.jar,
-# built with Maven when absent), FALCON_NATIVE (default: build/dev/native/libfalcon_jni.so),
+# E2E_SCOPE=core runs falcon-activation, kill-9-recovery and falcon-log-format only (the Flink
+# minors between the fully tested ones, scripts/test-extended.sh).
+#
+# Inputs (environment): FLINK_VERSION (default 1.16.3), E2E_SCOPE (full or core, default full),
+# FALCON_BUNDLE (default: dist/falcon-<v>-flink-<minor>.tar.gz, built by scripts/release.sh around
+# FALCON_NATIVE), FALCON_NATIVE (default: build/dev/native/libfalcon_jni.so),
 # E2E_TIMEOUT (seconds, default 540), E2E_BUILD (default build/e2e), E2E_JOB (default nexmark),
 # E2E_VARIANT_JOB (default keyed-count).
 #
@@ -144,13 +153,20 @@ t0=$SECONDS
 rm -rf "$RUN_DIR" && mkdir -p "$RUN_DIR"
 flink_assemble || setup_failed "cannot assemble Flink $FLINK_VERSION"
 
-FALCON_JAR="${FALCON_JAR:-$FALCON_ROOT/java/falcon-flink-1.16/target/falcon-flink-1.16-$FALCON_VERSION.jar}"
-if [[ ! -f "$FALCON_JAR" ]]; then
-  log "building $FALCON_JAR"
-  mvn_cmd -q package -DskipTests -pl falcon-flink-1.16 -am || setup_failed "cannot build the Falcon jar"
-fi
+FLINK_MINOR="${FLINK_VERSION%.*}"
+E2E_SCOPE="${E2E_SCOPE:-full}"
 FALCON_NATIVE="${FALCON_NATIVE:-$(native_library)}"
 [[ -f "$FALCON_NATIVE" ]] || setup_failed "no $FALCON_NATIVE (build the dev preset first)"
+if [[ -z "${FALCON_BUNDLE:-}" ]]; then
+  # The bundle a release would ship, around the library under test.
+  native_dir="$RUN_DIR/native"
+  mkdir -p "$native_dir/linux-$(uname -m)"
+  cp "$FALCON_NATIVE" "$native_dir/linux-$(uname -m)/"
+  "$FALCON_ROOT/scripts/release.sh" --flink "$FLINK_MINOR" --native-dir "$native_dir" >/dev/null \
+    || setup_failed "cannot build the Falcon bundle for Flink $FLINK_MINOR"
+  FALCON_BUNDLE="$FALCON_ROOT/dist/falcon-$FALCON_VERSION-flink-$FLINK_MINOR.tar.gz"
+fi
+[[ -f "$FALCON_BUNDLE" ]] || setup_failed "no bundle $FALCON_BUNDLE"
 # The heap-timer variant's job: the variant job if it has timers, else keyed-count.
 use_job "$E2E_VARIANT_JOB"
 TIMER_JOB="$E2E_VARIANT_JOB"
@@ -162,9 +178,9 @@ for job in $(printf '%s\n' "$E2E_JOB" "$E2E_VARIANT_JOB" "$TIMER_JOB" | sort -u)
   echo "job $job built in $(elapsed "$t") s: $JOB_JAR"
 done
 
-log "installing Flink $FLINK_VERSION + Falcon $FALCON_VERSION into $HOME_DIR"
+log "installing Flink $FLINK_VERSION + Falcon $FALCON_VERSION ($(basename "$FALCON_BUNDLE")) into $HOME_DIR"
 flink_install "$HOME_DIR"
-falcon_install "$HOME_DIR" "$FALCON_JAR" "$FALCON_NATIVE"
+falcon_install_bundle "$HOME_DIR" "$FALCON_BUNDLE" || setup_failed "cannot install $FALCON_BUNDLE"
 PROCESS_SIZE="$(flink_conf_get "$HOME_DIR" taskmanager.memory.process.size)"
 echo "setup took $(elapsed "$t0") s"
 
@@ -242,6 +258,8 @@ else
   fail kill-9-recovery 0 "not run"
 fi
 
+if [[ "$E2E_SCOPE" == full ]]; then
+
 # savepoint-switch: Falcon -> stock rocksdb -> Falcon through stop-with-savepoint.
 t=$SECONDS
 OUT_B="$RUN_DIR/out-savepoints"
@@ -302,7 +320,9 @@ variant() {  # variant NAME [CLI options] -- [extra job args]
   echo -n "restored checkpoint $restored after $failures injected failure(s); "
   e2e_job_check "$out" "$VARIANT_RECORDS"
 }
-local_restores() { grep -c 'Starting to restore from state handle: IncrementalLocalKeyedStateHandle' "$(tm_log 2)"; }
+# Flink's restore line: "Starting to restore from state handle: ..." up to 1.19, "... from state
+# handle ..." in 1.20.
+local_restores() { grep -c -E 'from state handle:? IncrementalLocalKeyedStateHandle' "$(tm_log 2)"; }
 
 t=$SECONDS
 if msg="$(variant unaligned -Dexecution.checkpointing.unaligned=true 2>&1)"; then
@@ -344,6 +364,56 @@ if msg="$(variant heap-timers -Dstate.backend.rocksdb.timer-service.factory=HEAP
   pass variant-heap-timers "$(elapsed "$t")" "timers in heap queues; $msg"
 else
   fail variant-heap-timers "$(elapsed "$t")" "$msg; heap timer evidence $heap_before -> $(heap_queues)"
+fi
+
+# rescale: what users do when they outgrow one TaskManager. A second TaskManager joins (two of two
+# slots each); the keyed counting job runs at parallelism 2, is stopped with a savepoint and
+# resumed at 4, stopped again and resumed at 1, then cancelled with its last (incremental)
+# checkpoint retained and resumed from that at 2 to the end. Every count exactly once, and each
+# leg's [FALCON] subtask lines name its parallelism: subtasks (1/4)..(4/4) over both TaskManagers.
+use_job keyed-count
+subtask_indexes() {  # subtask_indexes P: the distinct i of "(i/P)" in the subtask budget lines
+  grep -h -o "\[FALCON\] subtask .* ([0-9]*/$1)#[0-9]*: slot has" "$(tm_log 2)" "$(tm_log 4)" \
+    2>/dev/null | grep -o "([0-9]*/$1)" | sort -u | tr -d '()' | cut -d/ -f1 | sort -n | tr '\n' ' '
+}
+rescale_leg() {  # rescale_leg NAME P [CLI options]: submits at P, waits for 2 checkpoints
+  local name="$1" p="$2"; shift 2
+  LEG_JOB="$(submit -p "$p" "$@" -- "$OUT_R" "$RECORDS_R")" || { echo "$name: submit failed"; return 1; }
+  wait_checkpoints "$HOME_DIR" "$LEG_JOB" 2 || { echo "$name: no checkpoints"; return 1; }
+}
+rescale_check() {
+  rescale_leg p2 2 || return 1
+  local sp1 sp2 retained state
+  sp1="$(stop_with_savepoint "$HOME_DIR" "$LEG_JOB")" || { echo "savepoint at p=2 failed"; return 1; }
+  rescale_leg p4 4 -s "$sp1" || return 1
+  sp2="$(stop_with_savepoint "$HOME_DIR" "$LEG_JOB")" || { echo "savepoint at p=4 failed"; return 1; }
+  [[ "$(subtask_indexes 4)" == "1 2 3 4 " ]] \
+    || { echo "subtask lines at p=4: $(subtask_indexes 4)"; return 1; }
+  rescale_leg p1 1 -s "$sp2" \
+    -Dexecution.checkpointing.externalized-checkpoint-retention=RETAIN_ON_CANCELLATION || return 1
+  [[ "$(subtask_indexes 1)" == "1 " ]] || { echo "no subtask line at p=1"; return 1; }
+  job_cancel "$HOME_DIR" "$LEG_JOB" || { echo "cancel at p=1 failed"; return 1; }
+  # Asked after the cancel: a checkpoint completed before it is subsumed by a later one.
+  retained="$(latest_checkpoint_path "$HOME_DIR" "$LEG_JOB")"
+  [[ -n "$retained" && "$retained" != None ]] || { echo "no retained checkpoint"; return 1; }
+  LEG_JOB="$(submit -p 2 -s "$retained" -- "$OUT_R" "$RECORDS_R")" || { echo "resume failed"; return 1; }
+  state="$(wait_job_end "$HOME_DIR" "$LEG_JOB" 120)"
+  [[ "$state" == FINISHED ]] || { echo "last leg ended $state"; return 1; }
+  [[ "$(job_state_backend "$HOME_DIR" "$LEG_JOB")" == FalconStateBackend ]] \
+    || { echo "last leg not on Falcon"; return 1; }
+  echo -n "p 2 -> 4 -> 1 through savepoints, -> 2 through retained checkpoint $(basename "$retained"); "
+  e2e_job_check "$OUT_R" "$RECORDS_R"
+}
+t=$SECONDS
+OUT_R="$RUN_DIR/out-rescale"
+RECORDS_R="$JOB_SIZE_LONG"
+# Started here, not in the check's subshell, so that cluster_stop knows the process.
+if ! start_taskmanager 4; then
+  fail rescale "$(elapsed "$t")" "TaskManager 4 did not start"
+elif msg="$(rescale_check 2>&1)"; then
+  pass rescale "$(elapsed "$t")" "$msg"
+else
+  fail rescale "$(elapsed "$t")" "$(tail -n3 <<<"$msg" | tr '\n' ' ')"
 fi
 
 echo "[FALCON] lines in the TaskManager logs of cluster 1:"
@@ -404,6 +474,8 @@ if JOB_D="$(submit -Dstate.backend.falcon.native.required=true -Drestart-strateg
 else
   fail native-required "$(elapsed "$t")" "submit failed"
 fi
+
+fi  # E2E_SCOPE == full
 
 cluster_stop
 

@@ -1,4 +1,4 @@
-# A Flink 1.16.3 standalone installation from Maven Central artifacts, and the process control a
+# A Flink standalone installation (FLINK_VERSION, default 1.16.3) from Maven Central artifacts, and the process control a
 # real launcher (flink-dist's bin/jobmanager.sh, taskmanager.sh, flink) would do. Source it after
 # scripts/lib.sh; it defines functions only.
 #
@@ -6,6 +6,7 @@
 #   flink_install HOME                  a working copy of it (lib/ hard-linked, conf/ copied), with
 #                                       free loopback ports and run directories in its conf
 #   falcon_install HOME JAR SO          README's install: copy the two files into lib/, add the lines
+#   falcon_install_bundle HOME TGZ      the same from a release bundle (checksums verified)
 #   cluster_start_jobmanager HOME       StandaloneSessionClusterEntrypoint, waits for REST
 #   cluster_start_taskmanager HOME I    TaskManagerRunner number I, waits for its registration
 #   cluster_stop                        stops every process started here (also on EXIT via trap)
@@ -139,6 +140,26 @@ falcon_install() {
     echo
     cat "$FALCON_ROOT/conf/flink-conf.yaml"
   } >>"$home/conf/flink-conf.yaml"
+}
+
+# The install of a release bundle (dist/falcon-<version>-flink-<minor>.tar.gz), as its
+# INSTALL.txt says: the jar and this machine's libfalcon_jni.so into lib/, the bundle's
+# configuration lines appended (this installation's conf file is the legacy flink-conf.yaml,
+# which every minor still reads when there is no config.yaml). Without SO=yes the library is
+# left out.
+falcon_install_bundle() {
+  local home="$1" bundle="$2" with_native="${3:-yes}" unpacked
+  unpacked="$(mktemp -d)"
+  tar -xzf "$bundle" -C "$unpacked" || return 1
+  local dir
+  dir="$(find "$unpacked" -mindepth 1 -maxdepth 1 -type d | head -n1)"
+  (cd "$dir" && sha256sum --quiet -c SHA256SUMS) || { echo "bundle checksums do not match" >&2; return 1; }
+  cp "$dir"/lib/falcon-flink-*.jar "$home/lib/"
+  if [[ "$with_native" == yes ]]; then
+    cp "$dir/native/linux-$(uname -m)/libfalcon_jni.so" "$home/lib/"
+  fi
+  { echo; cat "$dir/conf/flink-conf.yaml"; } >>"$home/conf/flink-conf.yaml"
+  rm -rf "$unpacked"
 }
 
 # -- processes ----------------------------------------------------------------------------------
@@ -354,6 +375,18 @@ stop_with_savepoint() {
   done
   echo "stop-with-savepoint of $id timed out" >&2
   return 1
+}
+
+# Cancels job ID (bin/flink cancel) and waits for CANCELED.
+job_cancel() {
+  flink_cli "$1" cancel "$2" >/dev/null || return 1
+  [[ "$(wait_job_end "$1" "$2" 60)" == CANCELED ]]
+}
+
+# The path of job ID's latest completed checkpoint (retained when the job is cancelled under
+# RETAIN_ON_CANCELLATION).
+latest_checkpoint_path() {
+  rest_get "$1" "/jobs/$2/checkpoints" "(j['latest']['completed'] or {}).get('external_path')"
 }
 
 # Resident set size of PID in bytes (0 when gone).
