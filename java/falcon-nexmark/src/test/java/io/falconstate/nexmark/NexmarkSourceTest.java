@@ -131,6 +131,27 @@ class NexmarkSourceTest {
     }
 
     @Test
+    void aReaderEndingAfterACheckpointHoldsItsEndUntilOneCompletes() throws Exception {
+        NexmarkSource<NexmarkEvent> source =
+                new NexmarkSource<>(CONFIG, EventConverter.events(), 0, 0, null)
+                        .endingAfterCheckpoints(1);
+        SourceReader<NexmarkEvent, NexmarkSplit> reader = source.createReader();
+        reader.addSplits(Collections.singletonList(new NexmarkSplit(0, 1, 0)));
+        reader.notifyNoMoreSplits();
+        Collecting out = new Collecting();
+        assertThat(pollUntil(reader, out, 100_000)).isEqualTo(InputStatus.NOTHING_AVAILABLE);
+        assertThat(out.events).hasSize((int) CONFIG.eventsNum());
+        assertThat(reader.isAvailable()).isNotDone();
+        assertThat(reader.pollNext(out)).isEqualTo(InputStatus.NOTHING_AVAILABLE);
+
+        reader.notifyCheckpointComplete(1);
+        assertThat(reader.isAvailable()).isDone();
+        assertThat(reader.pollNext(out)).isEqualTo(InputStatus.END_OF_INPUT);
+        assertThat(out.events).hasSize((int) CONFIG.eventsNum());
+        reader.close();
+    }
+
+    @Test
     void rateLimitHoldsTheReaderBack() throws Exception {
         NexmarkSource<NexmarkEvent> source =
                 new NexmarkSource<>(CONFIG, EventConverter.events(), 0, 2_000, null);

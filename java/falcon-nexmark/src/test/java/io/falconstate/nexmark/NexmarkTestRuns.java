@@ -88,6 +88,9 @@ final class NexmarkTestRuns {
                 .seed(SEED)
                 .eventTimeRate(EVENT_TIME_RATE)
                 .outOfOrderGroupSize(OUT_OF_ORDER_GROUP)
+                // The small workload runs in about a second: without this, a fast run could end
+                // before its first checkpoint, and no test would cover a snapshot of its state.
+                .sourceOption("end.after-checkpoints", "1")
                 .outputDir(dir);
     }
 

@@ -47,6 +47,7 @@ public final class NexmarkSource<T>
     private final int splits;
     private final long maxEventsPerSecond;
     @Nullable private final FailureInjection failure;
+    private final int endAfterCheckpoints;
 
     /**
      * @param splits number of splits; 0 = the source parallelism when the job first starts
@@ -67,6 +68,28 @@ public final class NexmarkSource<T>
         this.splits = splits;
         this.maxEventsPerSecond = maxEventsPerSecond;
         this.failure = failure;
+        this.endAfterCheckpoints = 0;
+    }
+
+    private NexmarkSource(NexmarkSource<T> base, int endAfterCheckpoints) {
+        if (endAfterCheckpoints < 0) {
+            throw new IllegalArgumentException("end-after checkpoints must be >= 0");
+        }
+        this.config = base.config;
+        this.converter = base.converter;
+        this.splits = base.splits;
+        this.maxEventsPerSecond = base.maxEventsPerSecond;
+        this.failure = base.failure;
+        this.endAfterCheckpoints = endAfterCheckpoints;
+    }
+
+    /**
+     * This source, with each reader holding back its end of input, after its last event, until it
+     * has seen {@code n} completed checkpoints: a short job then still completes a checkpoint that
+     * covers every event, however fast the machine is.
+     */
+    public NexmarkSource<T> endingAfterCheckpoints(int n) {
+        return new NexmarkSource<>(this, n);
     }
 
     /**
@@ -132,7 +155,11 @@ public final class NexmarkSource<T>
     /** A reader without a context (it needs none). Visible for tests. */
     public SourceReader<T, NexmarkSplit> createReader() {
         return new NexmarkSourceReader<>(
-                new NexmarkGenerator(config), converter, maxEventsPerSecond, failure);
+                new NexmarkGenerator(config),
+                converter,
+                maxEventsPerSecond,
+                failure,
+                endAfterCheckpoints);
     }
 
     @Override

@@ -35,6 +35,9 @@ final class NexmarkSourceReader<T> implements SourceReader<T, NexmarkSplit> {
 
     @Nullable private final FailureInjection failure;
 
+    /** Completed checkpoints this reader waits for before it reports its end of input. */
+    private final int endAfterCheckpoints;
+
     private final List<NexmarkSplit> splits = new ArrayList<>();
     private boolean noMoreSplits;
     private CompletableFuture<Void> available = new CompletableFuture<>();
@@ -54,12 +57,14 @@ final class NexmarkSourceReader<T> implements SourceReader<T, NexmarkSplit> {
             NexmarkGenerator generator,
             EventConverter<T> converter,
             long maxEventsPerSecond,
-            @Nullable FailureInjection failure) {
+            @Nullable FailureInjection failure,
+            int endAfterCheckpoints) {
         this.generator = generator;
         this.converter = converter;
         this.eventsNum = generator.config().eventsNum();
         this.maxEventsPerSecond = maxEventsPerSecond;
         this.failure = failure;
+        this.endAfterCheckpoints = endAfterCheckpoints;
     }
 
     @Override
@@ -71,7 +76,9 @@ final class NexmarkSourceReader<T> implements SourceReader<T, NexmarkSplit> {
         if (split == null) {
             if (noMoreSplits) {
                 reportProgress();
-                return InputStatus.END_OF_INPUT;
+                if (completedCheckpoints >= endAfterCheckpoints) {
+                    return InputStatus.END_OF_INPUT;
+                }
             }
             resetAvailability();
             return InputStatus.NOTHING_AVAILABLE;
@@ -177,6 +184,8 @@ final class NexmarkSourceReader<T> implements SourceReader<T, NexmarkSplit> {
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
         completedCheckpoints++;
+        // A reader holding back its end of input polls again now.
+        available.complete(null);
     }
 
     @Override

@@ -116,6 +116,14 @@ public final class NexmarkOptions {
                     .withDescription(
                             "Number of source splits; 0 = the source parallelism at first start.");
 
+    public static final ConfigOption<Integer> END_AFTER_CHECKPOINTS =
+            ConfigOptions.key("end.after-checkpoints")
+                    .intType()
+                    .defaultValue(0)
+                    .withDescription(
+                            "Each reader holds back its end of input, after its last event, until"
+                                    + " it has seen this many completed checkpoints.");
+
     public static final ConfigOption<Long> FAILURE_AFTER_EVENTS =
             ConfigOptions.key("failure.after-events")
                     .longType()

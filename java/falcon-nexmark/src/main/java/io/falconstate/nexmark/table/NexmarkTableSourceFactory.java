@@ -58,6 +58,7 @@ public final class NexmarkTableSourceFactory implements DynamicTableSourceFactor
                         NexmarkOptions.IN_FLIGHT_AUCTIONS,
                         NexmarkOptions.ACTIVE_PEOPLE,
                         NexmarkOptions.SPLITS,
+                        NexmarkOptions.END_AFTER_CHECKPOINTS,
                         NexmarkOptions.FAILURE_AFTER_EVENTS,
                         NexmarkOptions.FAILURE_MARKER));
     }
@@ -83,7 +84,8 @@ public final class NexmarkTableSourceFactory implements DynamicTableSourceFactor
                 config,
                 options.get(NexmarkOptions.SPLITS),
                 options.get(NexmarkOptions.RATE_LIMIT),
-                failure);
+                failure,
+                options.get(NexmarkOptions.END_AFTER_CHECKPOINTS));
     }
 
     private static final class Source implements ScanTableSource {
@@ -92,18 +94,21 @@ public final class NexmarkTableSourceFactory implements DynamicTableSourceFactor
         private final int splits;
         private final long rateLimit;
         @Nullable private final FailureInjection failure;
+        private final int endAfterCheckpoints;
 
         Source(
                 DataType physical,
                 NexmarkConfig config,
                 int splits,
                 long rateLimit,
-                @Nullable FailureInjection failure) {
+                @Nullable FailureInjection failure,
+                int endAfterCheckpoints) {
             this.physical = physical;
             this.config = config;
             this.splits = splits;
             this.rateLimit = rateLimit;
             this.failure = failure;
+            this.endAfterCheckpoints = endAfterCheckpoints;
         }
 
         @Override
@@ -116,12 +121,13 @@ public final class NexmarkTableSourceFactory implements DynamicTableSourceFactor
             TypeInformation<RowData> type = context.createTypeInformation(physical);
             return SourceProvider.of(
                     new NexmarkSource<>(
-                            config, new RowDataConverter(type), splits, rateLimit, failure));
+                                    config, new RowDataConverter(type), splits, rateLimit, failure)
+                            .endingAfterCheckpoints(endAfterCheckpoints));
         }
 
         @Override
         public DynamicTableSource copy() {
-            return new Source(physical, config, splits, rateLimit, failure);
+            return new Source(physical, config, splits, rateLimit, failure, endAfterCheckpoints);
         }
 
         @Override
