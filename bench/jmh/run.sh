@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# JMH benchmarks of the keyed state backends (docs/benchmarks.md). Builds falcon-flink-1.16 and this project in one Maven reactor
+# JMH benchmarks of the keyed state backends (docs/benchmarks.md). Builds one Flink minor's Falcon
+# module (falcon-flink-1.16 unless --flink) and this project in one Maven reactor
 # (bench/jmh/reactor/pom.xml: nothing is installed into ~/.m2), and runs
 # the selected benchmarks in forked JVMs with Java 17's add-opens and the Falcon native library,
 # writing JMH's JSON to build/jmh/<name>.json and RESULT lines (summarize.py) to stdout.
 #
-#   bench/jmh/run.sh [--no-build] [--native-library PATH] [--quick] [suite ...] [-- extra JMH args]
+#   bench/jmh/run.sh [--no-build] [--flink MINOR] [--native-library PATH] [--quick] [suite ...]
+#                    [-- extra JMH args]
 #
 # Suites: value (ValueState, with -prof gc), jni-path (the cache's Java/JNI path alone),
 # checkpoint (checkpoint sync phase), hash-memtable (ValueState put/get skiplist vs HashLinkList),
@@ -15,6 +17,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 detect_java_home
 
 build=1
+flink_minor=1.16
 native="$(native_library)"
 quick=0
 suites=()
@@ -22,10 +25,11 @@ extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --no-build) build=0 ;;
+    --flink) flink_minor="$2"; shift ;;
     --native-library) native="$2"; shift ;;
     --quick) quick=1 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,15p "$0"; exit 0 ;;
     *) suites+=("$1") ;;
   esac
   shift
@@ -43,14 +47,17 @@ if [[ $build == 1 ]]; then
     log "native build: dev"
     build_preset dev
   fi
-  # One reactor: bench/jmh compiles and runs against java/falcon-flink-1.16/target/classes of this
-  # tree (classpath.txt lists that directory), never against a Falcon jar in ~/.m2.
-  log "build falcon-flink-1.16 and bench/jmh"
+  # One reactor: bench/jmh compiles and runs against java/falcon-flink-<minor>/target/classes of
+  # this tree (classpath.txt lists that directory), never against a Falcon jar in ~/.m2.
+  log "build falcon-flink-$flink_minor and bench/jmh"
+  mapfile -t minor_properties < <(flink_minor_properties "$flink_minor")
   # test-compile: the low-memory benchmark runs the workload in the Falcon jar's test classes.
-  mvn -B -ntp -q -f "$JMH_DIR/reactor/pom.xml" test-compile -DskipTests
+  mvn -B -ntp -q -f "$JMH_DIR/reactor/pom.xml" test-compile -DskipTests "${minor_properties[@]}"
 fi
 [[ -f "$native" ]] || die "no native library at $native (build it or pass --native-library)"
 [[ -f "$JMH_DIR/target/classpath.txt" ]] || die "bench/jmh is not built (run without --no-build)"
+grep -q "falcon-flink-$flink_minor/" "$JMH_DIR/target/classpath.txt" \
+  || die "bench/jmh is built for another Flink minor than $flink_minor (run without --no-build)"
 
 opens="$(grep -o '<java17.opens>[^<]*' "$FALCON_ROOT/java/pom.xml" | cut -d'>' -f2)"
 CP="$JMH_DIR/target/classes:$(cat "$JMH_DIR/target/classpath.txt")"

@@ -83,8 +83,10 @@ done
 # shellcheck disable=SC2207  # the flags are space-separated by design
 module_flags=($(grep -m1 -o '<java17.opens>[^<]*' "$FALCON_ROOT/java/pom.xml" | cut -d'>' -f2))
 
+# The command the report quotes: what reproduces the run, the Flink minor included.
 quoted=""
-((${#harness_args[@]})) && quoted="$(printf ' %q' "${harness_args[@]}")"
+[[ "$flink_minor" != 1.16 ]] && quoted=" --flink $flink_minor"
+((${#harness_args[@]})) && quoted+="$(printf ' %q' "${harness_args[@]}")"
 
 log "Nexmark benchmark (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 mkdir -p "$out"
