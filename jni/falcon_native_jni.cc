@@ -2,7 +2,10 @@
 //
 // Natives of io.falconstate.flink.nativeaccess.FalconNative: the round trip
 // that proves the library is loaded and is the version, and has the JNI
-// layouts, the jar expects.
+// layouts, the jar expects; and every shared constant, for the test that
+// compares them with the jar's.
+
+#include <string>
 
 #include "falcon/version.h"
 #include "jni_util.h"
@@ -24,6 +27,18 @@ jstring NativeVersionNumber(JNIEnv* env, jclass) {
 
 jint NativeLayoutVersion(JNIEnv*, jclass) { return layout::kLayoutVersion; }
 
+// "NAME=VALUE" lines, one per shared constant (layout::kNamedConstants).
+jstring NativeLayoutConstants(JNIEnv* env, jclass) {
+  return GuardJni<jstring>(env, nullptr, [&] {
+    std::string text;
+    for (const layout::NamedConstant& c : layout::kNamedConstants) {
+      text.append(c.name).append("=").append(std::to_string(c.value));
+      text.push_back('\n');
+    }
+    return env->NewStringUTF(text.c_str());
+  });
+}
+
 }  // namespace
 
 bool RegisterFalconNative(JNIEnv* env) {
@@ -32,6 +47,8 @@ bool RegisterFalconNative(JNIEnv* env) {
       FALCON_NATIVE("nativeVersionNumber", "()Ljava/lang/String;",
                     NativeVersionNumber),
       FALCON_NATIVE("nativeLayoutVersion", "()I", NativeLayoutVersion),
+      FALCON_NATIVE("nativeLayoutConstants", "()Ljava/lang/String;",
+                    NativeLayoutConstants),
   };
   return RegisterClassNatives(
       env, "io/falconstate/flink/nativeaccess/FalconNative", kMethods);

@@ -1,6 +1,6 @@
 // Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
 //
-// Natives of io.falconstate.flink.cache.NativeHotStateCache.
+// Natives of io.falconstate.flink.nativeaccess.NativeHotStateCache.
 //
 // Hot path contract (value()/update() of a cached ValueState, once per record):
 // keys and values cross the boundary through one direct ByteBuffer per cache,
@@ -50,8 +50,7 @@ using layout::kWritePending;
 // lease: 0, or a lease handle from NativeMemoryBudget, owned by the cache from
 // here on (also when creation fails). dirty_cap: 0 = none.
 jlong Create(JNIEnv* env, jclass, jint policy, jlong max_bytes,
-             jlong max_entries, jdouble bypass_threshold, jint bypass_window,
-             jint bypass_probe_interval, jlong lease, jlong dirty_cap,
+             jlong max_entries, jlong lease, jlong dirty_cap,
              jlong dirty_low_water, jboolean huge_pages) {
   std::unique_ptr<BudgetLease> owned_lease(
       lease == 0 ? nullptr : FromHandle<BudgetLease>(lease));
@@ -64,19 +63,14 @@ jlong Create(JNIEnv* env, jclass, jint policy, jlong max_bytes,
       ThrowIllegalArgument(env, "falcon: unknown cache policy");
       return 0;
     }
-    if (max_bytes < 0 || max_entries < 0 || bypass_window <= 0 ||
-        bypass_probe_interval <= 0) {
-      ThrowIllegalArgument(env, "falcon: negative cache bound or window");
+    if (max_bytes < 0 || max_entries < 0) {
+      ThrowIllegalArgument(env, "falcon: negative cache bound");
       return 0;
     }
     CacheOptions options;
     options.policy = static_cast<CachePolicy>(policy);
     options.max_bytes = static_cast<uint64_t>(max_bytes);
     options.max_entries = static_cast<uint64_t>(max_entries);
-    options.bypass_threshold = bypass_threshold;
-    options.bypass_window = static_cast<uint32_t>(bypass_window);
-    options.bypass_probe_interval =
-        static_cast<uint32_t>(bypass_probe_interval);
     options.huge_pages = huge_pages == JNI_TRUE;
     auto nc = std::make_unique<NativeCache>();
     nc->lease = std::move(owned_lease);
@@ -357,8 +351,6 @@ void Stats(JNIEnv* env, jclass, jlong handle, jint state_id, jlongArray out) {
     v[layout::kStatBytes] = static_cast<jlong>(s.bytes);
     v[layout::kStatDirtyEntries] = static_cast<jlong>(s.dirty_entries);
     v[layout::kStatDirtyBytes] = static_cast<jlong>(s.dirty_bytes);
-    v[layout::kStatBypassEntered] = static_cast<jlong>(s.bypass_entered);
-    v[layout::kStatBypassedNow] = s.bypassed_now ? 1 : 0;
     v[layout::kStatCapacityBytes] =
         static_cast<jlong>(nc->cache->capacity_bytes());
     v[layout::kStatCapacityEntries] =
@@ -384,7 +376,7 @@ jlong ChargeFor(JNIEnv* env, jclass, jint key_size, jint value_size) {
 
 bool RegisterHotStateCache(JNIEnv* env) {
   static const JNINativeMethod kMethods[] = {
-      FALCON_NATIVE("nativeCreate", "(IJJDIIJJJZ)J", Create),
+      FALCON_NATIVE("nativeCreate", "(IJJJJJZ)J", Create),
       FALCON_NATIVE("nativeShrinkToQuota", "(J)I", ShrinkToQuota),
       FALCON_NATIVE("nativeQuota", "(J[J)V", Quota),
       FALCON_NATIVE("nativeDispose", "(J)V", Dispose),
@@ -402,7 +394,7 @@ bool RegisterHotStateCache(JNIEnv* env) {
       FALCON_NATIVE("nativeChargeFor", "(II)J", ChargeFor),
   };
   return RegisterClassNatives(
-      env, "io/falconstate/flink/cache/NativeHotStateCache", kMethods);
+      env, "io/falconstate/flink/nativeaccess/NativeHotStateCache", kMethods);
 }
 
 }  // namespace falcon::jni

@@ -1,6 +1,6 @@
 // Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
 //
-// Natives of io.falconstate.flink.cache.NativeMapCache: the MapState
+// Natives of io.falconstate.flink.nativeaccess.NativeMapCache: the MapState
 // operations (include/falcon/map_cache.h) on a NativeHotStateCache handle.
 // Same io-buffer contract as hot_state_cache_jni.cc: Java writes the map's
 // prefix, then the user key (and a value) right after it, and passes lengths;
@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string_view>
 
 #include "falcon/map_cache.h"
@@ -51,6 +52,24 @@ bool CheckMapIo(JNIEnv* env, const NativeCache* nc, jint state_id,
   return CheckIo(env, nc, prefix_length + key_length, value_length);
 }
 
+// The answer of a lookup of the user key io[prefix_length, +key_length) in
+// the map io[0, prefix_length): copies a hit's value to the start of io.
+jint GetFromIo(NativeCache* nc, jint state_id, jint prefix_length,
+               jint key_length) {
+  const MapGetResult r =
+      nc->maps->Get(static_cast<uint32_t>(state_id), IoKey(nc, prefix_length),
+                    std::string_view(nc->io + prefix_length,
+                                     static_cast<size_t>(key_length)));
+  if (r.kind == MapLookup::kAbsent) return kGetAbsent;
+  if (r.kind != MapLookup::kHit) return NotCachedCode(r.kind);
+  if (r.value.size() > nc->io_capacity) {
+    return kGetNeedBuffer - static_cast<jint>(r.value.size());
+  }
+  // The value lives in the cache's entry, never in io: no overlap.
+  if (!r.value.empty()) std::memcpy(nc->io, r.value.data(), r.value.size());
+  return static_cast<jint>(r.value.size());
+}
+
 jint Get(JNIEnv* env, jclass, jlong handle, jint state_id, jint prefix_length,
          jint key_length) {
   return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
@@ -59,18 +78,7 @@ jint Get(JNIEnv* env, jclass, jlong handle, jint state_id, jint prefix_length,
         !CheckMapIo(env, nc, state_id, prefix_length, key_length, 0)) {
       return kErrorReturn;
     }
-    const MapGetResult r =
-        nc->maps->Get(static_cast<uint32_t>(state_id), IoKey(nc, prefix_length),
-                      std::string_view(nc->io + prefix_length,
-                                       static_cast<size_t>(key_length)));
-    if (r.kind == MapLookup::kAbsent) return kGetAbsent;
-    if (r.kind != MapLookup::kHit) return NotCachedCode(r.kind);
-    if (r.value.size() > nc->io_capacity) {
-      return kGetNeedBuffer - static_cast<jint>(r.value.size());
-    }
-    // The value lives in the cache's entry, never in io: no overlap.
-    if (!r.value.empty()) std::memcpy(nc->io, r.value.data(), r.value.size());
-    return static_cast<jint>(r.value.size());
+    return GetFromIo(nc, state_id, prefix_length, key_length);
   });
 }
 
@@ -125,28 +133,74 @@ jint Scan(JNIEnv* env, jclass, jlong handle, jint state_id, jint prefix_length,
   });
 }
 
+// Caches the map io[0, prefix_length) from the `count` packed records at
+// io[records_at, +packed_length); null (a Java exception pending) when an
+// argument is wrong or the load fails.
+std::optional<WriteOutcome> LoadFromIo(JNIEnv* env, NativeCache* nc,
+                                       jint state_id, jint prefix_length,
+                                       jint records_at, jint count,
+                                       jint packed_length,
+                                       jlong max_map_bytes) {
+  if (!CheckMapIo(env, nc, state_id, prefix_length, records_at - prefix_length,
+                  packed_length)) {
+    return std::nullopt;
+  }
+  if (count < 0 || max_map_bytes < 0) {
+    ThrowIllegalArgument(env, "falcon: negative record count or cap");
+    return std::nullopt;
+  }
+  Result<WriteOutcome> r = nc->maps->Load(
+      static_cast<uint32_t>(state_id), IoKey(nc, prefix_length),
+      IoValue(nc, records_at, packed_length), static_cast<uint32_t>(count),
+      static_cast<uint64_t>(max_map_bytes));
+  if (!r.ok()) {
+    ThrowStatus(env, r.status());
+    return std::nullopt;
+  }
+  return *r;
+}
+
 // io: prefix, then `count` packed records of packed_length bytes in all.
 jint Load(JNIEnv* env, jclass, jlong handle, jint state_id, jint prefix_length,
           jint count, jint packed_length, jlong max_map_bytes) {
   return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
     NativeCache* nc = Checked(env, handle);
-    if (nc == nullptr ||
-        !CheckMapIo(env, nc, state_id, prefix_length, 0, packed_length)) {
+    if (nc == nullptr) return kErrorReturn;
+    const std::optional<WriteOutcome> outcome =
+        LoadFromIo(env, nc, state_id, prefix_length, prefix_length, count,
+                   packed_length, max_map_bytes);
+    return outcome ? WriteCode(env, nc, *outcome) : kErrorReturn;
+  });
+}
+
+// A miss in one call: caches the map read from RocksDB, as Load, then answers
+// the lookup that missed, as Get (only when the map got cached: otherwise
+// kGetMiss, and no access is counted). io: prefix, user key, then `count`
+// packed records of packed_length bytes. Returns Load's write code in the
+// high 32 bits and Get's answer in the low 32 bits; kErrorReturn when a Java
+// exception is pending.
+jlong LoadGet(JNIEnv* env, jclass, jlong handle, jint state_id,
+              jint prefix_length, jint key_length, jint count,
+              jint packed_length, jlong max_map_bytes) {
+  return GuardJni<jlong>(env, kErrorReturn, [&]() -> jlong {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr) return kErrorReturn;
+    if (prefix_length < 0 || key_length < 0 ||
+        static_cast<int64_t>(prefix_length) + key_length > INT32_MAX) {
+      ThrowIndexOutOfBounds(env, "falcon: prefix or key length out of range");
       return kErrorReturn;
     }
-    if (count < 0 || max_map_bytes < 0) {
-      ThrowIllegalArgument(env, "falcon: negative record count or cap");
-      return kErrorReturn;
-    }
-    Result<WriteOutcome> r = nc->maps->Load(
-        static_cast<uint32_t>(state_id), IoKey(nc, prefix_length),
-        IoValue(nc, prefix_length, packed_length), static_cast<uint32_t>(count),
-        static_cast<uint64_t>(max_map_bytes));
-    if (!r.ok()) {
-      ThrowStatus(env, r.status());
-      return kErrorReturn;
-    }
-    return WriteCode(env, nc, *r);
+    const std::optional<WriteOutcome> outcome =
+        LoadFromIo(env, nc, state_id, prefix_length, prefix_length + key_length,
+                   count, packed_length, max_map_bytes);
+    if (!outcome) return kErrorReturn;
+    const jint code = WriteCode(env, nc, *outcome);
+    if (code == kErrorReturn) return kErrorReturn;
+    const jint answer = *outcome == WriteOutcome::kCached
+                            ? GetFromIo(nc, state_id, prefix_length, key_length)
+                            : kGetMiss;
+    return (static_cast<jlong>(code) << 32) |
+           static_cast<jlong>(static_cast<uint32_t>(answer));
   });
 }
 
@@ -253,14 +307,15 @@ bool RegisterMapCache(JNIEnv* env) {
       FALCON_NATIVE("nativeIsEmpty", "(JII)I", IsEmpty),
       FALCON_NATIVE("nativeScan", "(JIIIZ)I", Scan),
       FALCON_NATIVE("nativeLoad", "(JIIIIJ)I", Load),
+      FALCON_NATIVE("nativeLoadGet", "(JIIIIIJ)J", LoadGet),
       FALCON_NATIVE("nativePut", "(JIIIIJ)I", Put),
       FALCON_NATIVE("nativeRemove", "(JIII)I", Remove),
       FALCON_NATIVE("nativeClear", "(JII)I", Clear),
       FALCON_NATIVE("nativeStats", "(JI[J)V", Stats),
       FALCON_NATIVE("nativeChargeFor", "(III)J", ChargeFor),
   };
-  return RegisterClassNatives(env, "io/falconstate/flink/cache/NativeMapCache",
-                              kMethods);
+  return RegisterClassNatives(
+      env, "io/falconstate/flink/nativeaccess/NativeMapCache", kMethods);
 }
 
 }  // namespace falcon::jni

@@ -1,6 +1,6 @@
 // Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
 //
-// Natives of io.falconstate.flink.cache.NativeMemoryBudget: one slot's
+// Natives of io.falconstate.flink.nativeaccess.NativeMemoryBudget: one slot's
 // MemoryBudget (created with slots = 1; docs/cache.md, "Memory budget") and
 // the BudgetLeases of its keyed subtasks.
 //
@@ -153,7 +153,7 @@ bool RegisterMemoryBudget(JNIEnv* env) {
       FALCON_NATIVE("nativeEstimateEntries", "(JJJ)J", EstimateEntries),
   };
   return RegisterClassNatives(
-      env, "io/falconstate/flink/cache/NativeMemoryBudget", kMethods);
+      env, "io/falconstate/flink/nativeaccess/NativeMemoryBudget", kMethods);
 }
 
 }  // namespace falcon::jni

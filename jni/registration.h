@@ -12,7 +12,7 @@
 //       FALCON_NATIVE("nativeGet", "(JII)I", Get),
 //   };
 //   return RegisterClassNatives(env,
-//   "io/falconstate/flink/cache/NativeHotStateCache", kMethods);
+//   "io/falconstate/flink/nativeaccess/NativeHotStateCache", kMethods);
 
 #ifndef FALCON_JNI_REGISTRATION_H_
 #define FALCON_JNI_REGISTRATION_H_

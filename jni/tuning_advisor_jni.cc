@@ -2,28 +2,19 @@
 //
 // Natives of io.falconstate.flink.tuning.TuningAdvisor. Cold path (once per
 // column family): inputs are primitives, the profile comes back as a packed
-// long[] so that C++ constructs no Java object but one array.
-//
-// Packed layout (TuningAdvisor.java mirrors these indices):
-//   [0] tuned (0/1)            [1] reason code (UntunedReason)
-//   [2] memtable (MemtableKind) [3] hash bucket count
-//   [4] prefix length           [5] memtable prefix bloom ratio, in millionths
-//   [6] filter (FilterPolicyKind) [7] bloom bits per key
-//   [8] whole-key filtering (-1 keep, 0 off, 1 on)
-//   [9] arena block size (0 keep)
-//   [10] fixed allocation per memtable (bytes)
+// long[] (native_layout.h, AdviceField) so that C++ constructs no Java object
+// but one array.
 
 #include <cmath>
 #include <string>
 
 #include "falcon/tuning_advisor.h"
 #include "jni_util.h"
+#include "native_layout.h"
 #include "registration.h"
 
 namespace falcon::jni {
 namespace {
-
-constexpr jsize kPackedLength = 11;
 
 jlongArray NativeAdvise(JNIEnv* env, jclass, jint kind,
                         jint key_group_prefix_bytes, jint key_bytes,
@@ -50,22 +41,22 @@ jlongArray NativeAdvise(JNIEnv* env, jclass, jint kind,
       return nullptr;
     }
     const TuningProfile& p = *result;
-    const jlong packed[kPackedLength] = {
-        p.tuned ? 1 : 0,
-        static_cast<jlong>(p.reason),
-        static_cast<jlong>(p.memtable),
-        p.hash_bucket_count,
-        p.prefix_length,
-        static_cast<jlong>(std::llround(p.memtable_prefix_bloom_ratio * 1e6)),
-        static_cast<jlong>(p.filter),
-        p.bloom_bits_per_key,
-        p.whole_key_filtering,
-        p.arena_block_size,
-        p.fixed_allocation_bytes,
-    };
-    jlongArray array = env->NewLongArray(kPackedLength);
+    jlong packed[layout::kAdviceCount] = {};
+    packed[layout::kAdviceTuned] = p.tuned ? 1 : 0;
+    packed[layout::kAdviceReason] = static_cast<jlong>(p.reason);
+    packed[layout::kAdviceMemtable] = static_cast<jlong>(p.memtable);
+    packed[layout::kAdviceHashBuckets] = p.hash_bucket_count;
+    packed[layout::kAdvicePrefixLength] = p.prefix_length;
+    packed[layout::kAdviceBloomRatioMicros] =
+        static_cast<jlong>(std::llround(p.memtable_prefix_bloom_ratio * 1e6));
+    packed[layout::kAdviceFilter] = static_cast<jlong>(p.filter);
+    packed[layout::kAdviceBloomBitsPerKey] = p.bloom_bits_per_key;
+    packed[layout::kAdviceWholeKeyFiltering] = p.whole_key_filtering;
+    packed[layout::kAdviceArenaBlockSize] = p.arena_block_size;
+    packed[layout::kAdviceFixedAllocation] = p.fixed_allocation_bytes;
+    jlongArray array = env->NewLongArray(layout::kAdviceCount);
     if (array == nullptr) return nullptr;  // OutOfMemoryError pending
-    env->SetLongArrayRegion(array, 0, kPackedLength, packed);
+    env->SetLongArrayRegion(array, 0, layout::kAdviceCount, packed);
     return array;
   });
 }

@@ -66,9 +66,6 @@ CacheStats HotStateCache::Stats(uint32_t state_id) const {
   return core_->Stats(state_id);
 }
 CacheStats HotStateCache::TotalStats() const { return core_->TotalStats(); }
-bool HotStateCache::IsBypassed(uint32_t state_id) const {
-  return core_->IsBypassed(state_id);
-}
 
 uint64_t HotStateCache::bytes() const { return core_->bytes(); }
 uint64_t HotStateCache::entries() const { return core_->entries(); }

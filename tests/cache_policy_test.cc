@@ -1,7 +1,7 @@
 // Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
 
 // The eviction policies (LRU, W-TinyLFU and its parts: the frequency sketch,
-// the ghost filter, the window) and the bypass of a state that never hits.
+// the ghost filter, the window).
 
 #include <gtest/gtest.h>
 
@@ -400,63 +400,6 @@ TEST(HotStateCachePolicy, WTinyLfuReadAfterWriteHitsInATinyCache) {
   EXPECT_EQ(hits, 30);
   EXPECT_EQ(c.entries(), 4u);
   EXPECT_GT(c.Stats(0).evictions, 0u);
-}
-
-TEST(HotStateCacheBypass, EntersProbesAndLeaves) {
-  RecordingSink sink;
-  CacheOptions o = Opts(CachePolicy::kWTinyLfu, 1 << 20);
-  o.bypass_threshold = 0.3;
-  o.bypass_window = 100;
-  o.bypass_enter_windows = 2;
-  o.bypass_probe_interval = 500;
-  HotStateCache c(o, &sink);
-  ASSERT_TRUE(c.Put(1, "kept", "dirty").ok());
-  // All misses: after two windows the state is bypassed.
-  int i = 0;
-  for (; i < 200; ++i) {
-    std::string k = "miss" + std::to_string(i);
-    ASSERT_EQ(c.Get(1, k).kind, Lookup::kMiss) << i;
-  }
-  EXPECT_TRUE(c.IsBypassed(1));
-  EXPECT_EQ(c.Stats(1).bypass_entered, 1u);
-  EXPECT_FALSE(c.IsBypassed(2));
-  // Bypassed: unknown keys answer kBypass, writes of unknown keys are not
-  // cached, fills are refused; cached keys are still served and updated.
-  EXPECT_EQ(c.Get(1, "other").kind, Lookup::kBypass);
-  EXPECT_EQ(*c.Put(1, "new", "v"), WriteOutcome::kNotCached);
-  EXPECT_EQ(*c.Remove(1, "new"), WriteOutcome::kNotCached);
-  EXPECT_EQ(*c.Fill(1, "other", "v"), WriteOutcome::kNotCached);
-  EXPECT_EQ(c.Get(1, "kept").value(), "dirty");
-  EXPECT_EQ(*c.Put(1, "kept", "dirty2"), WriteOutcome::kCached);
-  EXPECT_EQ(c.Get(1, "kept").value(), "dirty2");
-  // After the probe interval the state is probed (cached again); a window of
-  // hits keeps it cached.
-  for (int j = 0; j < 500 && c.IsBypassed(1); ++j)
-    (void)c.Get(1, "x" + std::to_string(j));
-  EXPECT_FALSE(c.IsBypassed(1));
-  for (int j = 0; j < 100; ++j) EXPECT_EQ(c.Get(1, "kept").kind, Lookup::kHit);
-  EXPECT_FALSE(c.IsBypassed(1));
-  EXPECT_GT(c.Stats(1).window_hit_ratio, 0.9);
-  // Two low windows bypass it again; a failed probe goes back to bypass after
-  // one window, with a doubled interval.
-  for (int j = 0; j < 200; ++j) (void)c.Get(1, "y" + std::to_string(j));
-  EXPECT_TRUE(c.IsBypassed(1));
-  for (int j = 0; j < 499; ++j) (void)c.Get(1, "z" + std::to_string(j));
-  EXPECT_TRUE(c.IsBypassed(1));
-  (void)c.Get(1, "z");
-  EXPECT_FALSE(c.IsBypassed(1));  // probing again after exactly 500 gets
-  for (int j = 0; j < 100; ++j) (void)c.Get(1, "w" + std::to_string(j));
-  EXPECT_TRUE(c.IsBypassed(1));  // probe failed
-  for (int j = 0; j < 600; ++j) (void)c.Get(1, "v" + std::to_string(j));
-  EXPECT_TRUE(c.IsBypassed(1));  // interval doubled to 1000
-  EXPECT_EQ(c.Stats(1).bypass_entered, 3u);
-}
-
-TEST(HotStateCacheBypass, OffByDefault) {
-  RecordingSink sink;
-  HotStateCache c(Opts(CachePolicy::kWTinyLfu, 1 << 20), &sink);
-  for (int i = 0; i < 100000; ++i) (void)c.Get(0, std::to_string(i));
-  EXPECT_FALSE(c.IsBypassed(0));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
 //
 // Differential test: long random operation sequences against the reference
-// model in cache_harness.h, for both policies, with and without bypass, with
+// model in cache_harness.h, for both policies, with
 // byte and entry bounds and capacity changes. Sized to run in a few seconds
 // under ASan/UBSan.
 
@@ -19,7 +19,6 @@ struct Config {
   CachePolicy policy;
   uint64_t max_bytes;
   uint64_t max_entries;
-  bool bypass;
   uint64_t seed;
 };
 
@@ -57,12 +56,6 @@ void RunSequence(const Config& c, int steps) {
   // Batched write-back off, minimal and default, picked by the seed.
   const uint32_t batches[3] = {0, 2, 32};
   o.write_back_batch = batches[c.seed % 3];
-  if (c.bypass) {
-    o.bypass_threshold = 0.5;
-    o.bypass_window = 32;
-    o.bypass_enter_windows = 1;
-    o.bypass_probe_interval = 64;
-  }
   Harness h(o);
   Rng rng(c.seed);
   const uint32_t states = 3;
@@ -105,26 +98,26 @@ void RunSequence(const Config& c, int steps) {
 
 TEST(HotStateCacheDifferential, WTinyLfuBytes) {
   for (uint64_t seed = 1; seed <= 4; ++seed) {
-    RunSequence({CachePolicy::kWTinyLfu, 16 << 10, 0, false, seed}, 20000);
+    RunSequence({CachePolicy::kWTinyLfu, 16 << 10, 0, seed}, 20000);
   }
 }
 
 TEST(HotStateCacheDifferential, LruBytes) {
   for (uint64_t seed = 11; seed <= 14; ++seed) {
-    RunSequence({CachePolicy::kLru, 16 << 10, 0, false, seed}, 20000);
+    RunSequence({CachePolicy::kLru, 16 << 10, 0, seed}, 20000);
   }
 }
 
-TEST(HotStateCacheDifferential, EntryCapAndBypass) {
+TEST(HotStateCacheDifferential, EntryCap) {
   for (uint64_t seed = 21; seed <= 24; ++seed) {
-    RunSequence({CachePolicy::kWTinyLfu, 64 << 10, 40, true, seed}, 20000);
-    RunSequence({CachePolicy::kLru, 64 << 10, 40, true, seed + 100}, 20000);
+    RunSequence({CachePolicy::kWTinyLfu, 64 << 10, 40, seed}, 20000);
+    RunSequence({CachePolicy::kLru, 64 << 10, 40, seed + 100}, 20000);
   }
 }
 
 TEST(HotStateCacheDifferential, TinyCapacity) {
   for (uint64_t seed = 31; seed <= 34; ++seed) {
-    RunSequence({CachePolicy::kWTinyLfu, 600, 0, false, seed}, 10000);
+    RunSequence({CachePolicy::kWTinyLfu, 600, 0, seed}, 10000);
   }
 }
 

@@ -454,7 +454,9 @@ TEST_F(MapCacheTest, DifferentialAgainstAModel) {
     // The run went through every path: loads, oversized maps, evictions.
     EXPECT_GT(maps_->Stats(kState).loads, 50u);
     EXPECT_GT(maps_->Stats(kState).oversized, 0u);
-    if (seed % 2 == 0) EXPECT_GT(cache_->Stats(kState).evictions, 100u);
+    if (seed % 2 == 0) {
+      EXPECT_GT(cache_->Stats(kState).evictions, 100u);
+    }
   }
 }
 

@@ -65,8 +65,8 @@ CP="$JMH_DIR/target/classes:$(cat "$JMH_DIR/target/classpath.txt")"
 # -XX:+AlwaysPreTouch: the heap's pages are faulted in at start. Without it, a benchmark that
 # allocates (a deserialized value per get: Falcon and stock RocksDB, not the heap backend) pays
 # the first touch of every eden page during the measurement, since a short run collects no
-# garbage and never reuses eden: on this VM that was 805 instead of 280 CPU ns per falcon-100 get
-# (docs/benchmarks.md, "First touch of the Java heap"). A TaskManager pays it once, at start-up.
+# garbage and never reuses eden (docs/decisions/0007-jmh-pre-touches-the-heap.md). A TaskManager
+# pays it once, at start-up.
 JVM_ARGS=($opens "-Dfalcon.native.library=$native" -Xms2g -Xmx2g -XX:+UseG1GC -XX:+AlwaysPreTouch)
 
 if [[ $quick == 1 ]]; then

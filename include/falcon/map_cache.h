@@ -44,7 +44,7 @@ enum class MapLookup : uint8_t {
   kMiss = 0,       // the map is not cached: read RocksDB, then Load()
   kHit = 1,        // cached; the user key is present (Get: its value)
   kAbsent = 2,     // cached; the user key is absent (IsEmpty: the map is)
-  kBypass = 3,     // the state is bypassed: use RocksDB, do not Load()
+  kBypass = 3,     // cannot be cached (limits): use RocksDB, do not Load()
   kOversized = 4,  // the map is too large to cache: use RocksDB
 };
 
@@ -61,15 +61,6 @@ struct MapScanResult {
   // the next record alone needs `needed` bytes.
   bool more = false;
   size_t needed = 0;
-};
-
-// Per-state counters of the map operations (Stats() of the HotStateCache
-// counts the same maps as entries: hits, misses, evictions, write-backs).
-struct MapStats {
-  uint64_t loads = 0;           // maps loaded (Load() that cached a map)
-  uint64_t loaded_entries = 0;  // user entries those loads brought
-  uint64_t oversized = 0;       // Load()/Put() that found a map too large
-  uint64_t not_cached_ops = 0;  // operations answered from RocksDB
 };
 
 class MapCache {

@@ -3,8 +3,10 @@
 // MemoryBudget: the TaskManager -> slot -> subtask budget of the hot-state
 // caches (docs/cache.md, "Memory budget").
 //
-//   slot quota    = TaskManager budget / slots                (bytes and
-//   entries) subtask quota = slot quota * weight_i / sum(weights in the slot)
+//   slot quota    = TaskManager budget / slots
+//   subtask quota = slot quota * weight_i / sum(weights in the slot)
+//
+// both in bytes and in entries.
 //
 // The weight of a keyed subtask is its managed-memory fraction (any positive
 // number; only ratios matter). Quotas are recomputed whenever a subtask

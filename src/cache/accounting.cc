@@ -13,17 +13,12 @@ StateSlot& Accounting::Grow(uint32_t state) {
 }
 
 CacheStats Accounting::Stats(uint32_t state) const {
-  if (state >= states_.size()) {
-    CacheStats empty;
-    empty.window_hit_ratio = -1.0;
-    return empty;
-  }
+  if (state >= states_.size()) return CacheStats();
   return states_[state].stats;
 }
 
 CacheStats Accounting::Total() const {
   CacheStats t;
-  t.window_hit_ratio = -1.0;
   for (const StateSlot& s : states_) {
     const CacheStats& c = s.stats;
     t.hits += c.hits;
@@ -41,8 +36,6 @@ CacheStats Accounting::Total() const {
     t.bytes += c.bytes;
     t.dirty_entries += c.dirty_entries;
     t.dirty_bytes += c.dirty_bytes;
-    t.bypass_entered += c.bypass_entered;
-    t.bypassed_now = t.bypassed_now || c.bypassed_now;
   }
   return t;
 }
@@ -109,7 +102,6 @@ void Accounting::ClearEntries() {
   for (StateSlot& s : states_) {
     s.stats.entries = s.stats.bytes = s.stats.dirty_entries =
         s.stats.dirty_bytes = 0;
-    BypassTracker::Reset(s.bypass, s.stats);
   }
 }
 

@@ -1,8 +1,8 @@
 // Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
 //
 // The cache's books: what its entries are charged (in total and per state),
-// which of it is dirty, and the per-state statistics (CacheStats) and bypass
-// state. Every change of an entry's charge or dirtiness goes through here, so
+// which of it is dirty, and the per-state statistics (CacheStats). Every
+// change of an entry's charge or dirtiness goes through here, so
 // the totals and the per-state figures always add up.
 //
 // An entry's charge is Entry::charge(): its block's usable size plus the
@@ -16,22 +16,18 @@
 #include <cstdint>
 #include <vector>
 
-#include "cache/bypass_tracker.h"
 #include "cache/entry.h"
-#include "falcon/hot_state_cache.h"
-#include "falcon/map_cache.h"
+#include "falcon/cache_types.h"
 
 namespace falcon {
 namespace cache_internal {
 
 struct StateSlot {
   CacheStats stats;
-  BypassState bypass;
   MapStats map;
   // A MapState's id: its entries are maps (map_body.h), written back record
   // by record.
   bool is_map = false;
-  StateSlot() { stats.window_hit_ratio = -1.0; }
 };
 
 class Accounting {
@@ -66,7 +62,7 @@ class Accounting {
   // records).
   void WrittenBack(const Entry* e);
   bool IsMap(const Entry* e) const { return states_[e->state()].is_map; }
-  // No entries any more (Clear): zero charges, reset every state's bypass.
+  // No entries any more (Clear): zero charges.
   void ClearEntries();
 
   uint64_t bytes() const { return bytes_; }

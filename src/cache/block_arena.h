@@ -7,9 +7,9 @@
 //    With 4 KiB pages every hit then misses the TLB as well as the cache and
 //    pays a page walk; a chunk advised for transparent huge pages
 //    (MADV_HUGEPAGE, the mode most distributions ship: "madvise") is one TLB
-//    entry for 2 MiB. The 1M-entry get-hit went from 102-196 ns to 76-88
-//    with glibc's own huge-page switch, which a library cannot turn on for
-//    the JVM it runs in (docs/benchmarks.md, "Huge pages").
+//    entry for 2 MiB. glibc's own huge-page switch, which would do the same,
+//    cannot be turned on by a library for the JVM it runs in
+//    (docs/decisions/0003-huge-pages-for-large-caches-only.md).
 //  * A block costs round8(n) bytes, never more than glibc's
 //    round16(n + 8) - 8 (malloc_usable_size), and carries no chunk header.
 // Huge pages are only asked for when set_huge_pages(true) (the cache does it

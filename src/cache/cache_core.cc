@@ -32,7 +32,6 @@ CacheCore::CacheCore(const CacheOptions& options, WriteBackSink* sink,
       admission_(tuning),
       window_(tuning,
               std::clamp<uint32_t>(options.window_percent, 1, 80) / 100.0),
-      bypass_(options),
       write_back_(sink, options.write_back_batch, &accounting_, &blocks_) {
   if (lease_ != nullptr) {
     RefreshQuota();
@@ -53,8 +52,7 @@ uint64_t CacheCore::AllocatedBytes() const {
          admission_.bytes() + window_.bytes();
 }
 
-// --- capacity
-// ------------------------------------------------------------------
+// --- capacity ---
 
 void CacheCore::ApplyCapacity(uint64_t bytes, uint64_t entries) {
   // Huge pages where a 2 MiB grain is fine: chunks mapped from now on.
@@ -88,24 +86,15 @@ void CacheCore::ResizeSketch(uint64_t entries) {
   window_.Resize(entries);
 }
 
-// --- writes
-// ----------------------------------------------------------------------
+// --- writes ---
 
 Result<WriteOutcome> CacheCore::Fill(uint32_t state_id, std::string_view key,
                                      std::string_view value) {
-  if (IsBypassed(state_id)) {
-    accounting_.stats(state_id).not_cached += 1;
-    return WriteOutcome::kNotCached;
-  }
   return Write(state_id, key, value, /*absent=*/false, /*dirty=*/false);
 }
 
 Result<WriteOutcome> CacheCore::FillAbsent(uint32_t state_id,
                                            std::string_view key) {
-  if (IsBypassed(state_id)) {
-    accounting_.stats(state_id).not_cached += 1;
-    return WriteOutcome::kNotCached;
-  }
   return Write(state_id, key, std::string_view(), /*absent=*/true,
                /*dirty=*/false);
 }
@@ -113,8 +102,8 @@ Result<WriteOutcome> CacheCore::FillAbsent(uint32_t state_id,
 Result<WriteOutcome> CacheCore::Write(uint32_t state_id, std::string_view key,
                                       std::string_view value, bool absent,
                                       bool dirty) {
-  if (state_id >= HotStateCache::kMaxStates) {
-    return Status::InvalidArgument("state id >= HotStateCache::kMaxStates");
+  if (state_id >= CacheLimits::kMaxStates) {
+    return Status::InvalidArgument("state id >= CacheLimits::kMaxStates");
   }
   StateSlot& s = accounting_.Slot(state_id);
   if (dirty) {
@@ -127,7 +116,7 @@ Result<WriteOutcome> CacheCore::Write(uint32_t state_id, std::string_view key,
     s.stats.fills += 1;
   }
   RefreshQuota();
-  const bool key_ok = key.size() <= HotStateCache::kMaxKeyBytes;
+  const bool key_ok = key.size() <= CacheLimits::kMaxKeyBytes;
   uint64_t hash = 0;
   size_t pos = EntryIndex::kNoSlot;
   bool counted = false;  // the sketch has seen this access already
@@ -145,10 +134,10 @@ Result<WriteOutcome> CacheCore::Write(uint32_t state_id, std::string_view key,
   if (!dirty && e != nullptr)
     return WriteOutcome::kCached;  // cached version wins
   const size_t need =
-      HotStateCache::kEntryHeaderBytes + key.size() + value.size();
-  const bool fits = key_ok && value.size() <= HotStateCache::kMaxValueBytes &&
+      CacheLimits::kEntryHeaderBytes + key.size() + value.size();
+  const bool fits = key_ok && value.size() <= CacheLimits::kMaxValueBytes &&
                     blocks_.ChargeOf(need) <= limits_.bytes;
-  if (!fits || (s.stats.bypassed_now && e == nullptr)) {
+  if (!fits) {
     if (e != nullptr) Discard(e);  // the caller writes the newer version itself
     s.stats.not_cached += 1;
     Status st = MakeRoom();
@@ -179,8 +168,7 @@ Status CacheCore::UpdateInPlace(Entry* e, size_t pos, uint64_t hash,
   const bool not_in_db = e->not_in_db();
   const uint32_t vlen = static_cast<uint32_t>(value.size());
   if (vlen != e->value_len()) {
-    const size_t need =
-        HotStateCache::kEntryHeaderBytes + e->klen + value.size();
+    const size_t need = CacheLimits::kEntryHeaderBytes + e->klen + value.size();
     const uint64_t usable = e->usable();
     const bool move = e->in_arena() ? BlockArena::BlockBytes(need) != usable
                                     : need > usable || need * 2 + 64 < usable;
@@ -214,7 +202,7 @@ Entry* CacheCore::Relocate(Entry* e, size_t pos, size_t need, uint32_t vlen,
   const bool was_dirty = e->dirty();
   accounting_.SetDirty(e, false);
   std::memcpy(static_cast<void*>(ne), e,
-              HotStateCache::kEntryHeaderBytes + e->klen);
+              CacheLimits::kEntryHeaderBytes + e->klen);
   // The new header's length and allocator now, so its charge is the new
   // block's from here on.
   ne->vword = ValueWord(vlen, absent) | (in_arena ? kArenaBit : 0) |
@@ -232,7 +220,7 @@ Status CacheCore::Insert(uint32_t state_id, std::string_view key, uint64_t hash,
                          std::string_view value, bool absent, bool dirty) {
   index_.ReserveOneMore(accounting_.entries());
   const size_t need =
-      HotStateCache::kEntryHeaderBytes + key.size() + value.size();
+      CacheLimits::kEntryHeaderBytes + key.size() + value.size();
   uint64_t usable = 0;
   bool in_arena = false;
   Entry* e = blocks_.Allocate(need, &usable, &in_arena);
@@ -261,8 +249,7 @@ Status CacheCore::Insert(uint32_t state_id, std::string_view key, uint64_t hash,
   return Status::OK();
 }
 
-// --- eviction
-// --------------------------------------------------------------------
+// --- eviction ---
 
 void CacheCore::Detach(Entry* e) {
   if (e == newest_) newest_ = nullptr;
@@ -325,8 +312,7 @@ void CacheCore::EvictTinyLfu() {
   }
 }
 
-// --- flushes and drops
-// -------------------------------------------------------------
+// --- flushes and drops ---
 
 template <class Keep>
 Status CacheCore::WriteBackColdFirst(std::vector<Entry*>* entries,
@@ -339,8 +325,8 @@ Status CacheCore::WriteBackColdFirst(std::vector<Entry*>* entries,
 }
 
 Status CacheCore::Flush(uint32_t state_id) {
-  if (state_id >= HotStateCache::kMaxStates) {
-    return Status::InvalidArgument("state id >= HotStateCache::kMaxStates");
+  if (state_id >= CacheLimits::kMaxStates) {
+    return Status::InvalidArgument("state id >= CacheLimits::kMaxStates");
   }
   const StateSlot* s = accounting_.Find(state_id);
   if (s == nullptr || s->stats.dirty_entries == 0) return Status::OK();

@@ -10,11 +10,10 @@
 //   Accounting        charges, dirty bytes, statistics  accounting.h
 //   TinyLfuAdmission  frequency sketch, admission       admission_policy.h
 //   WindowAdapter     climber + ghosts                  window_adapter.h
-//   BypassTracker     per-state bypass                  bypass_tracker.h
 //   WriteBack         batches to the sink               write_back.h
 //
 // Get() is defined in this header so that HotStateCache::Get inlines it and
-// everything it calls on a hit (hash, probe, hit count, bypass counter).
+// everything it calls on a hit (hash, probe, hit count).
 // bench/cache_sim and the tests build a CacheCore directly: the first to set
 // PolicyTuning, the second to change the capacity without a lease
 // (ApplyCapacity, then ShrinkToQuota).
@@ -31,7 +30,6 @@
 
 #include "cache/accounting.h"
 #include "cache/admission_policy.h"
-#include "cache/bypass_tracker.h"
 #include "cache/entry.h"
 #include "cache/entry_allocator.h"
 #include "cache/entry_index.h"
@@ -40,7 +38,9 @@
 #include "cache/policy_tuning.h"
 #include "cache/window_adapter.h"
 #include "cache/write_back.h"
-#include "falcon/hot_state_cache.h"
+#include "falcon/cache_types.h"
+#include "falcon/memory_budget.h"
+#include "falcon/result.h"
 
 namespace falcon {
 namespace cache_internal {
@@ -95,7 +95,7 @@ class CacheCore {
     return s == nullptr ? MapStats() : s->map;
   }
   void CountMapNotCached(uint32_t state_id) {
-    if (state_id < HotStateCache::kMaxStates) {
+    if (state_id < CacheLimits::kMaxStates) {
       accounting_.Slot(state_id).map.not_cached_ops += 1;
     }
   }
@@ -104,10 +104,6 @@ class CacheCore {
     return accounting_.Stats(state_id);
   }
   CacheStats TotalStats() const { return accounting_.Total(); }
-  bool IsBypassed(uint32_t state_id) const {
-    const StateSlot* s = accounting_.Find(state_id);
-    return s != nullptr && s->stats.bypassed_now;
-  }
 
   uint64_t bytes() const { return accounting_.bytes(); }
   uint64_t entries() const { return accounting_.entries(); }
@@ -180,25 +176,23 @@ class CacheCore {
   Accounting accounting_;
   TinyLfuAdmission admission_;
   WindowAdapter window_;
-  BypassTracker bypass_;
   WriteBack write_back_;
   Entry* newest_ = nullptr;     // the entry inserted last, while it is cached
   MapBodyBuilder map_builder_;  // reused by the map writes
 };
 
 inline GetResult CacheCore::Get(uint32_t state_id, std::string_view key) {
-  if (state_id >= HotStateCache::kMaxStates)
+  if (state_id >= CacheLimits::kMaxStates)
     return GetResult{Lookup::kBypass, nullptr, 0};
   StateSlot& s = accounting_.Slot(state_id);
-  if (key.size() > HotStateCache::kMaxKeyBytes) {
+  if (key.size() > CacheLimits::kMaxKeyBytes) {
     s.stats.bypassed += 1;
     return GetResult{Lookup::kBypass, nullptr, 0};
   }
   const uint64_t hash = HashKey(state_id, key.data(), key.size());
-  const bool bypassed = s.stats.bypassed_now;
   const size_t pos = index_.Find(state_id, key, hash);
   const bool hit = pos != EntryIndex::kNoSlot;
-  if (tiny_lfu() && !bypassed) {
+  if (tiny_lfu()) {
     if (hit) {
       admission_.RecordHit(index_.At(pos));
     } else {
@@ -217,18 +211,12 @@ inline GetResult CacheCore::Get(uint32_t state_id, std::string_view key) {
     Entry* e = index_.At(pos);
     index_.Remember(e, pos, hash);
     OnHit(e);
-    bypass_.CountGet(s.bypass, s.stats, true);
     if (e->absent()) {
       s.stats.absent_hits += 1;
       return GetResult{Lookup::kAbsent, nullptr, 0};
     }
     s.stats.hits += 1;
     return GetResult{Lookup::kHit, e->value(), e->value_len()};
-  }
-  bypass_.CountGet(s.bypass, s.stats, false);
-  if (bypassed) {
-    s.stats.bypassed += 1;
-    return GetResult{Lookup::kBypass, nullptr, 0};
   }
   s.stats.misses += 1;
   return GetResult{Lookup::kMiss, nullptr, 0};

@@ -45,17 +45,13 @@ bool BuildFromPacked(std::string_view packed, uint32_t count,
 }  // namespace
 
 GetResult CacheCore::MapPeek(uint32_t state_id, std::string_view prefix) const {
-  if (state_id >= HotStateCache::kMaxStates ||
-      prefix.size() > HotStateCache::kMaxKeyBytes) {
+  if (state_id >= CacheLimits::kMaxStates ||
+      prefix.size() > CacheLimits::kMaxKeyBytes) {
     return GetResult{Lookup::kBypass, nullptr, 0};
   }
   const size_t pos = index_.Find(
       state_id, prefix, HashKey(state_id, prefix.data(), prefix.size()));
-  if (pos == EntryIndex::kNoSlot) {
-    const StateSlot* s = accounting_.Find(state_id);
-    const bool bypassed = s != nullptr && s->stats.bypassed_now;
-    return GetResult{bypassed ? Lookup::kBypass : Lookup::kMiss, nullptr, 0};
-  }
+  if (pos == EntryIndex::kNoSlot) return GetResult{Lookup::kMiss, nullptr, 0};
   const Entry* e = index_.At(pos);
   if (e->absent()) return GetResult{Lookup::kAbsent, nullptr, 0};
   return GetResult{Lookup::kHit, e->value(), e->value_len()};
@@ -65,12 +61,12 @@ Result<WriteOutcome> CacheCore::MapLoad(uint32_t state_id,
                                         std::string_view prefix,
                                         std::string_view packed, uint32_t count,
                                         uint64_t max_map_bytes) {
-  if (state_id >= HotStateCache::kMaxStates) {
-    return Status::InvalidArgument("state id >= HotStateCache::kMaxStates");
+  if (state_id >= CacheLimits::kMaxStates) {
+    return Status::InvalidArgument("state id >= CacheLimits::kMaxStates");
   }
   StateSlot& s = accounting_.Slot(state_id);
   s.is_map = true;
-  if (prefix.size() > HotStateCache::kMaxKeyBytes || s.stats.bypassed_now) {
+  if (prefix.size() > CacheLimits::kMaxKeyBytes) {
     s.stats.not_cached += 1;
     return WriteOutcome::kNotCached;
   }
@@ -84,11 +80,10 @@ Result<WriteOutcome> CacheCore::MapLoad(uint32_t state_id,
   }
   const size_t data_bytes = map_builder_.data_bytes();
   const std::string_view body =
-      map_builder_.Finish(HotStateCache::kEntryHeaderBytes + prefix.size());
+      map_builder_.Finish(CacheLimits::kEntryHeaderBytes + prefix.size());
   const size_t need =
-      HotStateCache::kEntryHeaderBytes + prefix.size() + body.size();
-  if (data_bytes > max_map_bytes ||
-      body.size() > HotStateCache::kMaxValueBytes ||
+      CacheLimits::kEntryHeaderBytes + prefix.size() + body.size();
+  if (data_bytes > max_map_bytes || body.size() > CacheLimits::kMaxValueBytes ||
       blocks_.ChargeOf(need) > limits_.bytes) {
     s.map.oversized += 1;
     // The marker: later operations on this map skip the scan.
@@ -112,8 +107,8 @@ Result<WriteOutcome> CacheCore::MapWrite(uint32_t state_id,
                                          std::string_view user_key,
                                          std::string_view value,
                                          uint64_t max_map_bytes) {
-  if (state_id >= HotStateCache::kMaxStates) {
-    return Status::InvalidArgument("state id >= HotStateCache::kMaxStates");
+  if (state_id >= CacheLimits::kMaxStates) {
+    return Status::InvalidArgument("state id >= CacheLimits::kMaxStates");
   }
   StateSlot& s = accounting_.Slot(state_id);
   if (op == MapOp::kPut) {
@@ -122,8 +117,8 @@ Result<WriteOutcome> CacheCore::MapWrite(uint32_t state_id,
     s.stats.removes += 1;
   }
   RefreshQuota();
-  if (prefix.size() > HotStateCache::kMaxKeyBytes ||
-      user_key.size() > HotStateCache::kMaxKeyBytes) {
+  if (prefix.size() > CacheLimits::kMaxKeyBytes ||
+      user_key.size() > CacheLimits::kMaxKeyBytes) {
     s.stats.not_cached += 1;
     s.map.not_cached_ops += 1;
     return WriteOutcome::kNotCached;
@@ -235,13 +230,13 @@ Result<WriteOutcome> CacheCore::MapWrite(uint32_t state_id,
   }
   const size_t rebuilt_data = map_builder_.data_bytes();
   const std::string_view rebuilt =
-      map_builder_.Finish(HotStateCache::kEntryHeaderBytes + prefix.size());
+      map_builder_.Finish(CacheLimits::kEntryHeaderBytes + prefix.size());
   const bool dirty = map_builder_.dirty() > 0;
   const size_t need =
-      HotStateCache::kEntryHeaderBytes + prefix.size() + rebuilt.size();
+      CacheLimits::kEntryHeaderBytes + prefix.size() + rebuilt.size();
   Status st;
   if (rebuilt_data > max_map_bytes ||
-      rebuilt.size() > HotStateCache::kMaxValueBytes ||
+      rebuilt.size() > CacheLimits::kMaxValueBytes ||
       blocks_.ChargeOf(need) > limits_.bytes) {
     s.map.oversized += 1;
     st = Oversize(e, pos, rebuilt);
@@ -262,7 +257,7 @@ Status CacheCore::ReplaceValue(Entry* e, size_t pos, std::string_view value,
                                bool absent, bool dirty) {
   const uint32_t vlen = static_cast<uint32_t>(value.size());
   if (vlen != e->value_len()) {
-    const size_t need = HotStateCache::kEntryHeaderBytes + e->klen + vlen;
+    const size_t need = CacheLimits::kEntryHeaderBytes + e->klen + vlen;
     const uint64_t usable = e->usable();
     const bool move = e->in_arena() ? BlockArena::BlockBytes(need) != usable
                                     : need > usable || need * 2 + 64 < usable;

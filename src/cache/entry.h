@@ -49,7 +49,7 @@ constexpr uint16_t kDirtyBit = 1u << 14;
 constexpr uint16_t kNotInDbBit = 1u << 15;
 
 // Charged per entry on top of its block's usable size (the index-slot and
-// sketch shares; HotStateCache::kEntryOverheadBytes).
+// sketch shares; CacheLimits::kEntryOverheadBytes).
 constexpr uint64_t kOverheadBytes = 24;
 
 inline uint64_t HashKey(uint32_t state, const void* key, size_t len) {

@@ -13,7 +13,7 @@ WriteBack::WriteBack(WriteBackSink* sink, uint32_t batch,
                      Accounting* accounting, EntryAllocator* blocks)
     : sink_(sink), batch_(batch), accounting_(accounting), blocks_(blocks) {
   victims_.reserve(64 + batch);
-  chunk_.reserve(HotStateCache::kMaxBatch);
+  chunk_.reserve(CacheLimits::kMaxBatch);
 }
 
 // Value entries go to the sink in chunks of kMaxBatch; a map's records go in
@@ -53,7 +53,7 @@ Status WriteBack::WriteInChunks(Entry* const* entries, size_t n, Done&& done) {
                                  : std::string_view(e->value(), e->value_len()),
                      e->absent()});
     }
-    if (chunk_.size() == HotStateCache::kMaxBatch) write_chunk(i + 1);
+    if (chunk_.size() == CacheLimits::kMaxBatch) write_chunk(i + 1);
   }
   write_chunk(n);
   return status;
@@ -84,7 +84,7 @@ Status WriteBack::WriteMap(uint32_t state, std::string_view prefix,
     chunk_.push_back(
         DirtyEntry{state, key, r.live() ? r.value : std::string_view(),
                    !r.live(), static_cast<uint32_t>(prefix.size())});
-    if (chunk_.size() == HotStateCache::kMaxBatch) {
+    if (chunk_.size() == CacheLimits::kMaxBatch) {
       Status st = sink_->Write(chunk_.data(), chunk_.size());
       chunk_.clear();
       if (!st.ok()) return st;

@@ -9,7 +9,7 @@
 //    their own evictions later write nothing and one RocksDB write serves
 //    about write_back_batch evictions. If the sink fails they stay dirty;
 //  * flushes: a given set of dirty entries, sorted by (state, key bytes).
-// Either way the sink gets chunks of at most HotStateCache::kMaxBatch, and
+// Either way the sink gets chunks of at most CacheLimits::kMaxBatch, and
 // after a failed chunk no later chunk is written.
 //
 // Thread-safety: none (owned by one cache).
@@ -26,7 +26,7 @@
 #include "cache/entry_allocator.h"
 #include "cache/entry_queues.h"
 #include "cache/map_body.h"
-#include "falcon/hot_state_cache.h"
+#include "falcon/cache_types.h"
 #include "falcon/status.h"
 
 namespace falcon {

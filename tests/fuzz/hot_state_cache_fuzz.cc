@@ -2,7 +2,7 @@
 //
 // libFuzzer target: random operation sequences against the reference model of
 // tests/cache_harness.h (same checks as the differential test). The first
-// input byte picks the configuration (policy, byte or entry bound, bypass);
+// input byte picks the configuration (policy, byte or entry bound);
 // every following op is 4 bytes: opcode, state, key, value length / bound.
 
 #include <cstdint>
@@ -35,12 +35,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Batched write-back off / minimal / default by the input's length (the
   // config byte has no bit left).
   o.write_back_batch = size % 3 == 0 ? 0 : size % 3 == 1 ? 2 : 32;
-  if (config & 128) {
-    o.bypass_threshold = 0.5;
-    o.bypass_window = 8;
-    o.bypass_enter_windows = 1;
-    o.bypass_probe_interval = 16;
-  }
   falcon::testing_harness::Harness h(o);
   for (size_t i = 1; i + 4 <= size; i += 4) {
     const uint8_t op = data[i];

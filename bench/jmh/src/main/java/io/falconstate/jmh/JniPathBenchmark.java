@@ -3,7 +3,8 @@
  */
 package io.falconstate.jmh;
 
-import io.falconstate.flink.cache.NativeHotStateCache;
+import io.falconstate.flink.nativeaccess.NativeCacheOptions;
+import io.falconstate.flink.nativeaccess.NativeHotStateCache;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -58,14 +59,7 @@ public class JniPathBenchmark {
         if (!NativeLibrary.load().isLoaded()) {
             throw new IllegalStateException("native library: " + NativeLibrary.load());
         }
-        cache =
-                new NativeHotStateCache(
-                        NativeHotStateCache.POLICY_W_TINY_LFU,
-                        256L << 20,
-                        KEYS,
-                        0.0,
-                        20_000,
-                        200_000);
+        cache = new NativeHotStateCache(NativeCacheOptions.fixedSize(256L << 20).maxEntries(KEYS));
         sequence = KeySequence.of(distribution, KEYS, 42).sequence;
         value[3] = 64;
         for (int i = 0; i < KEYS; i++) {

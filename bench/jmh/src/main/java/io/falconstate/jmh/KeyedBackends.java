@@ -6,8 +6,8 @@ package io.falconstate.jmh;
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconStateBackend;
 import io.falconstate.flink.StateBackendCalls;
-import io.falconstate.flink.cache.CacheStats;
 import io.falconstate.flink.cache.HotStateCacheManager;
+import io.falconstate.flink.nativeaccess.CacheStats;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;

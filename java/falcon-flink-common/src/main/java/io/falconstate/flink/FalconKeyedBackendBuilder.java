@@ -3,12 +3,13 @@
  */
 package io.falconstate.flink;
 
-import io.falconstate.flink.cache.CacheBudgets;
+import io.falconstate.flink.budget.CacheBudgets;
+import io.falconstate.flink.budget.SlotCacheBudget;
+import io.falconstate.flink.budget.SubtaskCacheBudget;
 import io.falconstate.flink.cache.CacheSettings;
 import io.falconstate.flink.cache.HotStateCacheManager;
-import io.falconstate.flink.cache.NativeHotStateCache;
-import io.falconstate.flink.cache.SlotCacheBudget;
-import io.falconstate.flink.cache.SubtaskCacheBudget;
+import io.falconstate.flink.log.FalconLog;
+import io.falconstate.flink.nativeaccess.NativeHotStateCache;
 import io.falconstate.flink.tuning.ColumnFamilyTuner;
 import io.falconstate.flink.tuning.CompositeKeyLayout;
 import io.falconstate.flink.tuning.DbRuleOptionsFactory;
@@ -178,7 +179,10 @@ final class FalconKeyedBackendBuilder<K> {
                 budget =
                         CacheBudgets.acquire(
                                 env,
-                                settings.cache(),
+                                settings.cache().isFixedSize(),
+                                settings.cache().fixedBytesPerSubtask(),
+                                settings.cache().fixedEntriesPerSubtask(),
+                                settings.cache().entriesPerTaskManager(),
                                 split.cacheFraction(managedMemoryFraction),
                                 managedMemoryFraction,
                                 env.getTaskInfo().getTaskNameWithSubtasks());

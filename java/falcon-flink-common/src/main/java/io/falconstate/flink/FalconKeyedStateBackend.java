@@ -3,8 +3,10 @@
  */
 package io.falconstate.flink;
 
-import io.falconstate.flink.cache.CacheQuota;
+import io.falconstate.flink.budget.CacheBudgets;
 import io.falconstate.flink.cache.HotStateCacheManager;
+import io.falconstate.flink.log.FalconLog;
+import io.falconstate.flink.nativeaccess.CacheQuota;
 import io.falconstate.flink.tuning.ColumnFamilyTuner;
 import io.falconstate.flink.tuning.KeyLengthInvariant;
 
@@ -179,7 +181,10 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
                                     cache.settings().maxBytesPerMap());
             if (firstTime) {
                 CacheQuota quota = cache.quota();
-                FalconLog.logCachedMapState(stateDesc.getName(), quota.bytes(), quota.entries());
+                FalconLog.logCachedMapState(
+                        stateDesc.getName(),
+                        quota.bytes(),
+                        CacheBudgets.estimateMaps(quota.bytes(), quota.entries()));
             }
             return cached;
         }
@@ -197,7 +202,10 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         cache.requireKeyLength(stateDesc.getName(), requiredKeyLength);
         if (firstTime) {
             CacheQuota quota = cache.quota();
-            FalconLog.logCachedState(stateDesc.getName(), quota.bytes(), quota.entries());
+            FalconLog.logCachedState(
+                    stateDesc.getName(),
+                    quota.bytes(),
+                    CacheBudgets.estimateStates(quota.bytes(), quota.entries()));
         }
         return cached;
     }
@@ -293,8 +301,7 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         return rocksDb.numKeyValueStateEntries();
     }
 
-    // -- flush points
-    // -------------------------------------------------------------------------------
+    // --- flush points ---
 
     /**
      * Before a snapshot or a whole-backend count: every dirty cache entry into RocksDB, then every

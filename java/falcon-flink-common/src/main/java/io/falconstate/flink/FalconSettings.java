@@ -4,6 +4,8 @@
 package io.falconstate.flink;
 
 import io.falconstate.flink.cache.CacheSettings;
+import io.falconstate.flink.config.FalconOptions;
+import io.falconstate.flink.log.FalconLog;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;

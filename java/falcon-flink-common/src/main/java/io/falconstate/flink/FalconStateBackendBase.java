@@ -4,6 +4,8 @@
 package io.falconstate.flink;
 
 import io.falconstate.flink.cache.CacheSettings;
+import io.falconstate.flink.config.FalconOptions;
+import io.falconstate.flink.log.FalconLog;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 import io.falconstate.flink.nativeaccess.NativeLoadResult;
 
@@ -214,9 +216,13 @@ public abstract class FalconStateBackendBase extends AbstractManagedMemoryStateB
         NativeLoadResult nativeLibrary = nativeLoader.get();
         if (!nativeLibrary.isLoaded()) {
             if (isNativeRequired()) {
-                throw new IOException(FalconLog.nativeRequiredFailure(nativeLibrary));
+                throw new IOException(
+                        FalconLog.nativeRequiredFailure(
+                                nativeLibrary.describeAttempts(),
+                                FalconOptions.NATIVE_REQUIRED.key()));
             }
-            FalconLog.logNativeNotLoadedOnce(FalconLog.nativeNotLoadedLine(nativeLibrary));
+            FalconLog.logNativeNotLoadedOnce(
+                    FalconLog.nativeNotLoadedLine(nativeLibrary.describeAttempts()));
             return null;
         }
         return nativeLibrary;

@@ -3,6 +3,7 @@
  */
 package io.falconstate.flink;
 
+import io.falconstate.flink.log.FalconLog;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
 import org.apache.flink.annotation.VisibleForTesting;

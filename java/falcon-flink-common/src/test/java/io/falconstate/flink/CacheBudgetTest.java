@@ -3,11 +3,13 @@
  */
 package io.falconstate.flink;
 
-import io.falconstate.flink.cache.CacheBudgets;
-import io.falconstate.flink.cache.CacheQuota;
-import io.falconstate.flink.cache.CacheStats;
+import io.falconstate.flink.budget.CacheBudgets;
 import io.falconstate.flink.cache.HotStateCacheManager;
-import io.falconstate.flink.cache.NativeHotStateCache;
+import io.falconstate.flink.config.FalconOptions;
+import io.falconstate.flink.log.FalconLog;
+import io.falconstate.flink.nativeaccess.CacheQuota;
+import io.falconstate.flink.nativeaccess.CacheStats;
+import io.falconstate.flink.nativeaccess.NativeHotStateCache;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.ValueState;
@@ -129,11 +131,8 @@ class CacheBudgetTest {
                 .isEqualTo(
                         "[FALCON] subtask Window(Agg) (1/1)#0: slot has 1 keyed subtasks, this subtask can cache 1000 bytes (7 states)");
         long charge = NativeHotStateCache.chargeFor(0, (int) CacheBudgets.TYPICAL_ENTRY_BYTES);
-        assertThat(FalconLog.cachedStateLine("count", 1L << 20, 0))
-                .isEqualTo(
-                        "[FALCON] <count, VALUE> falcon cache enabled, "
-                                + ((1L << 20) / charge)
-                                + " states (1 mb)");
+        assertThat(CacheBudgets.estimateStates(1L << 20, 0)).isEqualTo((1L << 20) / charge);
+        assertThat(CacheBudgets.estimateStates(1L << 20, 5)).isEqualTo(5);
         assertThat(FalconLog.cachedStateLine("count", 1L << 20, 5))
                 .isEqualTo("[FALCON] <count, VALUE> falcon cache enabled, 5 states (1 mb)");
     }
@@ -201,9 +200,17 @@ class CacheBudgetTest {
                             "INFO " + FalconLog.hashMemtableLine("v", 6),
                             "INFO "
                                     + FalconLog.cachedStateLine(
-                                            "v", (long) Math.floor(slotBytes * (0.5 / 1.5)), 166),
+                                            "v",
+                                            (long) Math.floor(slotBytes * (0.5 / 1.5)),
+                                            CacheBudgets.estimateStates(
+                                                    (long) Math.floor(slotBytes * (0.5 / 1.5)),
+                                                    166)),
                             "INFO " + FalconLog.hashMemtableLine("w", 6),
-                            "INFO " + FalconLog.cachedStateLine("w", slotBytes, 500));
+                            "INFO "
+                                    + FalconLog.cachedStateLine(
+                                            "w",
+                                            slotBytes,
+                                            CacheBudgets.estimateStates(slotBytes, 500)));
             assertThat(log.falconLines().get(1))
                     .isEqualTo(
                             "INFO [FALCON] configuring falcon cache: TaskManager has 2 slots, each slot can cache 16 mb (500 states)");

@@ -3,6 +3,8 @@
  */
 package io.falconstate.flink;
 
+import io.falconstate.flink.config.FalconOptions;
+
 import org.apache.flink.configuration.ConfigOption;
 
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,9 @@
  */
 package io.falconstate.flink;
 
-import io.falconstate.flink.cache.NativeLayout;
+import io.falconstate.flink.config.FalconOptions;
+import io.falconstate.flink.log.FalconLog;
+import io.falconstate.flink.nativeaccess.NativeLayout;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 import io.falconstate.flink.nativeaccess.NativeLoadResult;
 import io.falconstate.flink.nativeaccess.NativeLoadResults;

@@ -5,6 +5,7 @@ package io.falconstate.flink;
 
 import io.falconstate.flink.FalconKeyedBackendBuilder.Stage;
 import io.falconstate.flink.cache.HotStateCacheManager;
+import io.falconstate.flink.config.FalconOptions;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 import io.falconstate.flink.tuning.ColumnFamilyTuner;
 

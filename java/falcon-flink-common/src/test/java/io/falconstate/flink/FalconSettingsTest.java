@@ -3,6 +3,8 @@
  */
 package io.falconstate.flink;
 
+import io.falconstate.flink.config.FalconOptions;
+
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
@@ -99,21 +101,5 @@ class FalconSettingsTest {
                         FalconOptions.TUNING_VALUE_STATE_INPLACE_UPDATE.key()
                                 + ": 'true' is not supported")
                 .hasMessageContaining("migrate state values on restore");
-    }
-
-    @Test
-    void closestKeyOfATypo() {
-        assertThat(FalconOptions.closestKey("state.backend.falcon.cache.enable"))
-                .isEqualTo(FalconOptions.CACHE_ENABLED.key());
-        assertThat(FalconOptions.closestKey("state.backend.falcon.cache.hugepages"))
-                .isEqualTo(FalconOptions.CACHE_HUGE_PAGES.key());
-        assertThat(FalconOptions.editDistance("kitten", "sitting")).isEqualTo(3);
-        assertThat(FalconOptions.editDistance("", "abc")).isEqualTo(3);
-        Configuration config = new Configuration();
-        config.setString("state.backend.falcon.cache.enable", "true");
-        config.setString("state.backend.rocksdb.localdir", "/tmp");
-        config.setString(FalconOptions.CACHE_ENABLED.key(), "true");
-        assertThat(FalconOptions.unknownKeys(config))
-                .containsExactly("state.backend.falcon.cache.enable");
     }
 }

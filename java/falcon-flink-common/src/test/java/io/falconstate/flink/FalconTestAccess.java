@@ -3,6 +3,8 @@
  */
 package io.falconstate.flink;
 
+import io.falconstate.flink.log.FalconLog;
+
 import java.util.List;
 
 /** Package-private test hooks for tests in other packages (ITCases, the demo). */

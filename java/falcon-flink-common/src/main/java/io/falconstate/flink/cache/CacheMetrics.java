@@ -3,6 +3,11 @@
  */
 package io.falconstate.flink.cache;
 
+import io.falconstate.flink.nativeaccess.CacheStats;
+import io.falconstate.flink.nativeaccess.MapCacheStats;
+import io.falconstate.flink.nativeaccess.NativeHotStateCache;
+import io.falconstate.flink.nativeaccess.NativeMapCache;
+
 import org.apache.flink.metrics.MetricGroup;
 
 import javax.annotation.Nullable;
@@ -92,16 +97,28 @@ final class CacheMetrics {
     }
 
     /**
-     * Task thread: the statistics of every cached state (by state id; null where the id is not a
-     * state of that kind), of the whole cache, and the cache's quota now.
+     * Task thread: publishes a new snapshot of the statistics of {@code states} (their ids are
+     * below {@code stateIdLimit}), of the whole cache, and of the cache's quota now.
      */
-    void publish(
-            CacheStats[] stateStats, MapCacheStats[] mapStats, CacheStats total, long quotaBytes) {
+    void refresh(
+            NativeHotStateCache cache,
+            NativeMapCache maps,
+            Iterable<? extends CachedState> states,
+            int stateIdLimit) {
+        CacheStats[] stateSnapshot = new CacheStats[stateIdLimit];
+        MapCacheStats[] mapSnapshot = new MapCacheStats[stateIdLimit];
+        for (CachedState state : states) {
+            int id = state.stateId();
+            stateSnapshot[id] = cache.stats(id);
+            if (state.isMap()) {
+                mapSnapshot[id] = maps.stats(id);
+            }
+        }
         wanted = false;
-        this.quotaBytes = quotaBytes;
-        this.total = total;
-        this.stateStats = stateStats;
-        this.mapStats = mapStats;
+        this.quotaBytes = cache.quota().bytes();
+        this.total = cache.stats(-1);
+        this.stateStats = stateSnapshot;
+        this.mapStats = mapSnapshot;
     }
 
     /** Task thread: one {@code flushAll} took {@code nanos} and wrote {@code bytes} back. */

@@ -3,7 +3,9 @@
  */
 package io.falconstate.flink.cache;
 
-import io.falconstate.flink.FalconOptions;
+import io.falconstate.flink.config.FalconOptions;
+import io.falconstate.flink.nativeaccess.NativeCacheOptions;
+import io.falconstate.flink.nativeaccess.NativeHotStateCache;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -14,10 +16,10 @@ import java.io.Serializable;
 import java.util.Locale;
 
 /**
- * The hot-state cache settings of one job (budget, policy, bypass, dirty cap; whether the cache is
- * on at all is {@code FalconOptions#CACHE_ENABLED}), read and validated from the configuration
- * ({@code state.backend.falcon.cache.*}). Immutable and serializable: it travels with the state
- * backend from the client to the TaskManagers.
+ * The hot-state cache settings of one job (budget, policy, self-switching, dirty cap; whether the
+ * cache is on at all is {@code FalconOptions#CACHE_ENABLED}), read and validated from the
+ * configuration ({@code state.backend.falcon.cache.*}). Immutable and serializable: it travels with
+ * the state backend from the client to the TaskManagers.
  *
  * <p>Two ways to size the cache (docs/cache.md, "Memory budget"): from managed memory (share {@link
  * #managedMemoryShare()} of the state-backend fraction, the default), or, when {@link
@@ -26,11 +28,6 @@ import java.util.Locale;
 public final class CacheSettings implements Serializable {
 
     private static final long serialVersionUID = 5L;
-
-    /** Window and probe interval of the native cache's own bypass, which stays off. */
-    private static final int NATIVE_BYPASS_WINDOW = 20_000;
-
-    private static final int NATIVE_BYPASS_PROBE_INTERVAL = 200_000;
 
     /** The smallest self-switching window: a window must hold a meaningful hit ratio. */
     static final int MIN_SWITCH_WINDOW = 16;
@@ -324,16 +321,12 @@ public final class CacheSettings implements Serializable {
      */
     public NativeHotStateCache createNativeCache(long leaseHandle) {
         return new NativeHotStateCache(
-                policyCode(),
-                fixedBytesPerSubtask,
-                fixedEntriesPerSubtask,
-                0.0, // the cache's own bypass stays off: CacheSwitch decides per state in Java
-                NATIVE_BYPASS_WINDOW,
-                NATIVE_BYPASS_PROBE_INTERVAL,
-                leaseHandle,
-                maxDirtyBytes,
-                dirtyLowWaterBytes(),
-                hugePages);
+                NativeCacheOptions.fixedSize(fixedBytesPerSubtask)
+                        .policy(policyCode())
+                        .maxEntries(fixedEntriesPerSubtask)
+                        .lease(leaseHandle)
+                        .dirtyBytes(maxDirtyBytes, dirtyLowWaterBytes())
+                        .hugePages(hugePages));
     }
 
     @Override

@@ -3,7 +3,11 @@
  */
 package io.falconstate.flink.cache;
 
-import io.falconstate.flink.FalconLog;
+import io.falconstate.flink.log.FalconLog;
+import io.falconstate.flink.nativeaccess.CacheStats;
+import io.falconstate.flink.nativeaccess.MapCacheStats;
+
+import javax.annotation.Nullable;
 
 import java.util.Locale;
 import java.util.function.Supplier;
@@ -23,8 +27,8 @@ import java.util.function.Supplier;
  * cached; one that passes a trial and goes low again before a full window passes counts as a failed
  * trial. Trial windows are a quarter of a normal one: a trial of a state that still does not pay
  * costs what its misses cost (for a MapState of large maps, a seek and a scan of up to the map cap
- * per miss), and Nexmark q7 at 5 M events ran at 0.3-0.6x stock with full-length trials, 0.8x with
- * none. A trial that is cut short errs towards RocksDB, the stock behaviour.
+ * per miss, which also thrashes the block cache), so it is kept short; a trial that is cut short
+ * errs towards RocksDB, the stock behaviour (docs/decisions/0015).
  *
  * <p>Each change is one {@code [FALCON]} line ({@link FalconLog#cacheSwitchedOff}, {@link
  * FalconLog#cacheSwitchedOn}) and shows in the state's {@code cacheOn}, {@code cacheSwitchedOff}
@@ -133,6 +137,48 @@ final class CacheSwitch {
             this.reads = reads;
             this.hits = hits;
             this.notCached = notCached;
+        }
+
+        /**
+         * A ValueState's counters: reads are gets; hits include known-absent keys, in the cache or
+         * by the written-key filter. A read the filter answers missed the cache first; it costs no
+         * RocksDB read, so it is a hit and not also a miss.
+         */
+        static Window ofValueState(CacheStats s, @Nullable WrittenKeyFilter writtenKeys) {
+            long filtered = writtenKeys == null ? 0 : writtenKeys.knownAbsentReads();
+            long hits = s.hits() + s.absentHits() + filtered;
+            long misses = Math.max(0, s.misses() - filtered);
+            return new Window(hits + misses, hits, s.notCached());
+        }
+
+        /**
+         * A MapState's counters. Two kinds of cache hits are not hits of the state's reads: a read
+         * of a map over the cap finds the cache's "oversized" marker, which the cache counts as a
+         * hit on a known-absent key and as a map operation answered from RocksDB (writes to maps
+         * that are not cached count in both not-cached counters, so the difference is the marker
+         * reads); and a read that missed asks again once its map is loaded, a hit for every load. A
+         * miss the written-key filter answered (the map loaded empty without RocksDB) is a hit.
+         *
+         * <p>Every operation answered from RocksDB (marker reads, writes to maps not cached) is not
+         * cacheable, and marker reads are left out of the reads the hit ratio is taken over: one
+         * costs what the stock read costs (a RocksDB get of the bytes the lookup serialized), so it
+         * says nothing about whether caching the other maps pays. A state with a few busy maps over
+         * the cap is judged by its other maps.
+         *
+         * <p>A miss is weighed by what it loads: one for the seek, and one more for every {@link
+         * WrittenKeyFilter#STEPS_BEFORE_SEEK} entries its scan read, where the stock read was one
+         * point get. A state that hits often but loads long maps on each miss costs more than it
+         * saves; maps the written-key filter loads empty weigh nothing more (docs/decisions/0015).
+         */
+        static Window ofMapState(
+                CacheStats s, MapCacheStats m, @Nullable WrittenKeyFilter writtenMaps) {
+            long filtered = writtenMaps == null ? 0 : writtenMaps.knownAbsentReads();
+            long markerReads = Math.max(0, m.notCachedOps() - s.notCached());
+            long hits = Math.max(0, s.hits() + s.absentHits() - markerReads - m.loads()) + filtered;
+            long misses =
+                    Math.max(0, s.misses() - filtered)
+                            + m.loadedEntries() / WrittenKeyFilter.STEPS_BEFORE_SEEK;
+            return new Window(hits + misses, hits, m.notCachedOps());
         }
     }
 

@@ -3,6 +3,9 @@
  */
 package io.falconstate.flink.cache;
 
+import io.falconstate.flink.nativeaccess.NativeLayout;
+import io.falconstate.flink.nativeaccess.NativeMapCache;
+
 import org.apache.flink.contrib.streaming.state.RocksIteratorWrapper;
 
 import java.util.ArrayList;

@@ -3,22 +3,17 @@
  */
 package io.falconstate.flink.cache;
 
+import io.falconstate.flink.nativeaccess.NativeHotStateCache;
+import io.falconstate.flink.nativeaccess.NativeMapCache;
+
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.MapSerializer;
-import org.apache.flink.contrib.streaming.state.RocksDBOperationUtils;
 import org.apache.flink.contrib.streaming.state.RocksIteratorWrapper;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
 import org.apache.flink.runtime.state.internal.InternalMapState;
 import org.apache.flink.util.FlinkRuntimeException;
-
-import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.ReadOptions;
-import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
-
-import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.Arrays;
@@ -56,7 +51,8 @@ import java.util.concurrent.Callable;
  *
  * <p>Not thread-safe: the task thread. Queryable states are never wrapped.
  */
-public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N, UK, UV> {
+public final class CachedMapState<K, N, UK, UV>
+        implements InternalMapState<K, N, UK, UV>, CachedState {
 
     private final HotStateCacheManager<K> manager;
 
@@ -64,13 +60,9 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     private final CacheKeyBuilder<K> keyBuilder;
     private final InternalMapState<K, N, UK, UV> rocksDbState;
     private final int stateId;
-    private final RocksDB db;
-    private final ReadOptions readOptions;
+    private final StateColumnFamily column;
     private final long maxMapBytes;
     private final CacheSwitch cacheSwitch;
-
-    /** The map prefixes its column family may hold, or null (no filter). */
-    @Nullable private final WrittenKeyFilter writtenMaps;
 
     /** Where a stored key's map prefix ends: for the filter's scans of the column family. */
     private final MapKeyPrefix mapPrefix;
@@ -78,7 +70,6 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     /** Reads maps that miss from RocksDB into the cache. */
     private final MapStateLoader loader;
 
-    private ColumnFamilyHandle columnFamily;
     private TypeSerializer<N> namespaceSerializer;
     private boolean namespaceVariableSized;
     private TypeSerializer<UK> userKeySerializer;
@@ -88,7 +79,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     private final DataOutputSerializer keyOut = new DataOutputSerializer(64);
     private final DataOutputSerializer valueOut = new DataOutputSerializer(128);
     private final DataInputDeserializer valueIn = new DataInputDeserializer();
-    private byte[] valueBuffer = new byte[128];
+    private final ValueBuffer valueBuffer = new ValueBuffer(128);
     private byte[] rawKey = new byte[128];
 
     /** Shared by this state's iterators: a chunk is copied into entries as soon as it is read. */
@@ -98,30 +89,29 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
             HotStateCacheManager<K> manager,
             int stateId,
             InternalMapState<K, N, UK, UV> rocksDbState,
-            ColumnFamilyHandle columnFamily,
+            StateColumnFamily column,
+            MapKeyPrefix mapPrefix,
             long maxMapBytes,
-            CacheSwitch cacheSwitch,
-            @Nullable WrittenKeyFilter writtenMaps) {
+            CacheSwitch cacheSwitch) {
         this.manager = manager;
         this.cacheSwitch = cacheSwitch;
-        this.writtenMaps = writtenMaps;
-        this.mapPrefix =
-                new MapKeyPrefix(rocksDbState.getKeySerializer(), manager.keyGroupPrefixBytes());
+        this.column = column;
+        this.mapPrefix = mapPrefix;
         this.maps = manager.maps();
         this.keyBuilder = manager.keyBuilder();
-        this.db = manager.db();
-        this.readOptions = manager.readOptions();
         this.stateId = stateId;
         this.rocksDbState = rocksDbState;
         this.maxMapBytes = maxMapBytes;
-        this.loader = new MapStateLoader(manager, stateId, maxMapBytes, writtenMaps, mapPrefix);
-        refresh(columnFamily);
+        this.loader = new MapStateLoader(manager, stateId, maxMapBytes, column);
+        refresh();
     }
 
-    /** After a re-registration: the RocksDB state may have new serializers. */
-    void refresh(ColumnFamilyHandle columnFamily) {
-        loader.setColumnFamily(columnFamily);
-        this.columnFamily = columnFamily;
+    /**
+     * After a re-registration: the RocksDB state may have new serializers, and its column family a
+     * new handle (the reused load iterator is closed).
+     */
+    void refresh() {
+        loader.closeIterator();
         this.namespaceSerializer = rocksDbState.getNamespaceSerializer();
         this.namespaceVariableSized =
                 CompositeKeySerializationUtils.isSerializerTypeVariableSized(namespaceSerializer);
@@ -132,16 +122,22 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         this.userValueSerializer = mapSerializer.getValueSerializer();
     }
 
-    int stateId() {
+    @Override
+    public int stateId() {
         return stateId;
     }
 
-    InternalMapState<K, N, UK, UV> rocksDbState() {
+    @Override
+    public InternalMapState<K, N, UK, UV> rocksDbState() {
         return rocksDbState;
     }
 
-    // -- MapState
-    // ----------------------------------------------------------------------------------
+    @Override
+    public boolean isMap() {
+        return true;
+    }
+
+    // --- MapState ---
 
     @Override
     public UV get(UK userKey) throws Exception {
@@ -157,7 +153,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         if (result < 0) {
             result = readThrough(prefixLength, keyLength);
         }
-        return result >= 0 ? deserializeValue(valueBuffer, 0, result) : null;
+        return result >= 0 ? deserializeValue(valueBuffer.bytes(), 0, result) : null;
     }
 
     @Override
@@ -177,9 +173,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
     @Override
     public void put(UK userKey, UV userValue) throws Exception {
         if (cacheSwitch.direct()) {
-            if (writtenMaps != null) {
-                writtenMaps.markStale(); // a write the filter does not see
-            }
+            column.markFilterStale();
             rocksDbState.put(userKey, userValue);
             return;
         }
@@ -200,23 +194,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
      * cache lookup serialized: a map over the cap costs one serialization per operation, as stock.
      */
     private int readThrough(int prefixLength, int keyLength) {
-        int length = rawKey(prefixLength, keyLength);
-        try {
-            int found = getInto(length);
-            if (found > valueBuffer.length) {
-                valueBuffer = new byte[grow(found)];
-                found = getInto(length);
-            }
-            return found == RocksDB.NOT_FOUND ? -1 : found;
-        } catch (RocksDBException e) {
-            throw new FlinkRuntimeException("Error while getting data from RocksDB.", e);
-        }
-    }
-
-    /** The value of the first {@code length} bytes of {@link #rawKey}: its size, or NOT_FOUND. */
-    private int getInto(int length) throws RocksDBException {
-        return db.get(
-                columnFamily, readOptions, rawKey, 0, length, valueBuffer, 0, valueBuffer.length);
+        return column.get(rawKey, rawKey(prefixLength, keyLength), valueBuffer);
     }
 
     /** Copies the current map's prefix and the serialized user key into {@link #rawKey}. */
@@ -236,25 +214,10 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
      */
     private void writeThrough(int prefixLength, int keyLength, int valueLength) {
         int length = rawKey(prefixLength, keyLength);
-        try {
-            if (valueLength < 0) {
-                db.delete(columnFamily, manager.writeOptions(), rawKey, 0, length);
-            } else {
-                if (writtenMaps != null) {
-                    writtenMaps.add(rawKey, prefixLength);
-                }
-                db.put(
-                        columnFamily,
-                        manager.writeOptions(),
-                        rawKey,
-                        0,
-                        length,
-                        valueOut.getSharedBuffer(),
-                        0,
-                        valueLength);
-            }
-        } catch (RocksDBException e) {
-            throw new FlinkRuntimeException("Error while writing data to RocksDB", e);
+        if (valueLength < 0) {
+            column.delete(rawKey, length);
+        } else {
+            column.put(rawKey, length, prefixLength, valueOut.getSharedBuffer(), valueLength);
         }
     }
 
@@ -377,8 +340,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         }
     }
 
-    // -- what the iterators use
-    // ----------------------------------------------------------------------
+    // --- what the iterators use ---
 
     /** The chunk of packed records of the last scan; shared by this state's iterators. */
     NativeMapCache.ScanChunk chunk() {
@@ -392,11 +354,10 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
 
     /** A RocksDB iterator with Flink's read options over this state's column family. */
     RocksIteratorWrapper rocksIterator() {
-        return RocksDBOperationUtils.getRocksIterator(db, columnFamily, readOptions);
+        return column.newIteratorWrapper();
     }
 
-    // -- InternalKvState
-    // -----------------------------------------------------------------------------
+    // --- InternalKvState ---
 
     @Override
     public void setCurrentNamespace(N namespace) {
@@ -443,8 +404,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         return rocksDbState.getStateIncrementalVisitor(recommendedMaxNumberOfReturnedRecords);
     }
 
-    // -- the cache
-    // -----------------------------------------------------------------------------------
+    // --- the cache ---
 
     /** The current map's prefix in the key builder's buffer; returns its length. */
     private int prefix() {
@@ -458,19 +418,19 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
 
     /**
      * The value of the serialized user key in the current map: its length (bytes in {@link
-     * #valueBuffer}), {@link NativeMapCache#ABSENT}, or another code (RocksDB answers). Loads the
-     * map on a miss.
+     * #valueBuffer}), {@link NativeMapCache#ABSENT}, or another code (RocksDB answers). A miss
+     * loads the map and answers from it in the same native call.
      */
     private int lookUp(int prefixLength, int keyLength) {
         byte[] prefix = keyBuilder.buffer();
         byte[] key = keyOut.getSharedBuffer();
-        int result = maps.get(stateId, prefix, prefixLength, key, keyLength, valueBuffer);
-        if (result == NativeMapCache.MISS && load(prefix, prefixLength)) {
-            result = maps.get(stateId, prefix, prefixLength, key, keyLength, valueBuffer);
+        int result = maps.get(stateId, prefix, prefixLength, key, keyLength, valueBuffer.bytes());
+        if (result == NativeMapCache.MISS && !cacheSwitch.isDirect()) {
+            result = loader.loadAndGet(prefix, prefixLength, key, keyLength, valueBuffer);
         }
         if (result <= NativeMapCache.NEED_BUFFER) {
-            valueBuffer = new byte[grow(NativeMapCache.NEED_BUFFER - result)];
-            result = maps.get(stateId, prefix, prefixLength, key, keyLength, valueBuffer);
+            valueBuffer.grow(NativeMapCache.NEED_BUFFER - result);
+            result = maps.get(stateId, prefix, prefixLength, key, keyLength, valueBuffer.bytes());
         }
         return result;
     }
@@ -483,11 +443,12 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         if (cacheSwitch.isDirect()) {
             return false; // an iterator from before the switch: RocksDB holds the truth
         }
-        return loader.load(Arrays.copyOf(prefixBuffer, prefixLength));
+        return loader.load(prefixBuffer, prefixLength);
     }
 
     /** Closes the reused load iterator, if any (idempotent): at every flush point and release. */
-    void closeIterator() {
+    @Override
+    public void closeIterators() {
         loader.closeIterator();
     }
 
@@ -533,12 +494,7 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
         }
     }
 
-    private static int grow(int needed) {
-        return Math.max(needed, 64) + (needed >> 1);
-    }
-
-    // -- writes of one entry of a given map (iterators)
-    // --------------------------------------------
+    // --- writes of one entry of a given map (iterators) ---
 
     void putRaw(byte[] prefix, byte[] userKey, UV value) throws Exception {
         int valueLength = serializeValue(value);
@@ -556,14 +512,8 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
                                 maxMapBytes);
         manager.afterWrite(code);
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            if (writtenMaps != null) {
-                writtenMaps.add(prefix, prefix.length);
-            }
-            db.put(
-                    columnFamily,
-                    manager.writeOptions(),
-                    MapRecordBytes.concat(prefix, userKey),
-                    Arrays.copyOf(valueOut.getSharedBuffer(), valueLength));
+            byte[] key = MapRecordBytes.concat(prefix, userKey);
+            column.put(key, key.length, prefix.length, valueOut.getSharedBuffer(), valueLength);
         }
     }
 
@@ -574,7 +524,8 @@ public final class CachedMapState<K, N, UK, UV> implements InternalMapState<K, N
                         : maps.remove(stateId, prefix, prefix.length, userKey, userKey.length);
         manager.afterWrite(code);
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            db.delete(columnFamily, manager.writeOptions(), MapRecordBytes.concat(prefix, userKey));
+            byte[] key = MapRecordBytes.concat(prefix, userKey);
+            column.delete(key, key.length);
         }
     }
 }

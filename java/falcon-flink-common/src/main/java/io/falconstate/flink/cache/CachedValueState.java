@@ -3,19 +3,14 @@
  */
 package io.falconstate.flink.cache;
 
+import io.falconstate.flink.nativeaccess.NativeHotStateCache;
+
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.util.FlinkRuntimeException;
-
-import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
-import org.rocksdb.WriteOptions;
-
-import javax.annotation.Nullable;
 
 import java.io.IOException;
 
@@ -24,10 +19,10 @@ import java.io.IOException;
  *
  * <p>Keys and values are exactly the bytes RocksDB stores for this state (TTL timestamp included
  * when the state has a TTL: the TTL wrapper sits above this class), so the cache's write-back is a
- * raw put or delete. {@link #value()} reads the cache; on a miss it reads RocksDB once, with the
- * same default {@code ReadOptions} as Flink's own ValueState, and fills the cache. {@link #update}
- * and {@link #clear()} write the cache only (dirty); dirty entries reach RocksDB when they are
- * evicted, before every snapshot, and before every whole-state scan ({@link HotStateCacheManager}).
+ * raw put or delete. {@link #value()} reads the cache; on a miss it reads RocksDB once through the
+ * state's {@link StateColumnFamily} and fills the cache. {@link #update} and {@link #clear()} write
+ * the cache only (dirty); dirty entries reach RocksDB when they are evicted, before every snapshot,
+ * and before every whole-state scan ({@link HotStateCacheManager}).
  *
  * <p>The per-record path allocates nothing for keys and value bytes: the key is built into a shared
  * reused buffer, a hit is copied into this state's reused value buffer, and values are serialized
@@ -43,26 +38,23 @@ import java.io.IOException;
  * <p>Not thread-safe: the task thread uses it. Queryable states are never wrapped (query threads
  * would race the cache).
  */
-public final class CachedValueState<K, N, V> implements InternalValueState<K, N, V> {
+public final class CachedValueState<K, N, V> implements InternalValueState<K, N, V>, CachedState {
 
     private final HotStateCacheManager<K> manager;
     private final NativeHotStateCache cache;
     private final CacheKeyBuilder<K> keyBuilder;
     private final InternalValueState<K, N, V> rocksDbState;
     private final int stateId;
-    private final RocksDB db;
-    private final WriteOptions writeOptions;
+    private final StateColumnFamily column;
     private final CacheSwitch cacheSwitch;
-    @Nullable private final WrittenKeyFilter writtenKeys;
 
-    private ColumnFamilyHandle columnFamily;
     private TypeSerializer<N> namespaceSerializer;
     private boolean namespaceVariableSized;
     private TypeSerializer<V> valueSerializer;
     private V defaultValue;
 
     private N currentNamespace;
-    private byte[] valueBuffer = new byte[128];
+    private final ValueBuffer valueBuffer = new ValueBuffer(128);
     private final DataInputDeserializer valueIn = new DataInputDeserializer();
     private final DataOutputSerializer valueOut = new DataOutputSerializer(128);
 
@@ -70,25 +62,21 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
             HotStateCacheManager<K> manager,
             int stateId,
             InternalValueState<K, N, V> rocksDbState,
-            ColumnFamilyHandle columnFamily,
+            StateColumnFamily column,
             V defaultValue,
-            CacheSwitch cacheSwitch,
-            @Nullable WrittenKeyFilter writtenKeys) {
+            CacheSwitch cacheSwitch) {
         this.manager = manager;
         this.cacheSwitch = cacheSwitch;
-        this.writtenKeys = writtenKeys;
+        this.column = column;
         this.cache = manager.cache();
         this.keyBuilder = manager.keyBuilder();
-        this.db = manager.db();
-        this.writeOptions = manager.writeOptions();
         this.stateId = stateId;
         this.rocksDbState = rocksDbState;
-        refresh(columnFamily, defaultValue);
+        refresh(defaultValue);
     }
 
     /** After a re-registration: the RocksDB state may have new serializers and default value. */
-    void refresh(ColumnFamilyHandle columnFamily, V defaultValue) {
-        this.columnFamily = columnFamily;
+    void refresh(V defaultValue) {
         this.namespaceSerializer = rocksDbState.getNamespaceSerializer();
         this.namespaceVariableSized =
                 CompositeKeySerializationUtils.isSerializerTypeVariableSized(namespaceSerializer);
@@ -96,13 +84,23 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         this.defaultValue = defaultValue;
     }
 
-    int stateId() {
+    @Override
+    public int stateId() {
         return stateId;
     }
 
-    InternalValueState<K, N, V> rocksDbState() {
+    @Override
+    public InternalValueState<K, N, V> rocksDbState() {
         return rocksDbState;
     }
+
+    @Override
+    public boolean isMap() {
+        return false;
+    }
+
+    @Override
+    public void closeIterators() {}
 
     // -- ValueState ------------------------------------------------------------------------------
 
@@ -114,10 +112,10 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         int keyLength =
                 keyBuilder.build(currentNamespace, namespaceSerializer, namespaceVariableSized);
         byte[] key = keyBuilder.buffer();
-        int result = cache.get(stateId, key, keyLength, valueBuffer);
+        int result = cache.get(stateId, key, keyLength, valueBuffer.bytes());
         if (result <= NativeHotStateCache.NEED_BUFFER) {
-            valueBuffer = new byte[grow(NativeHotStateCache.NEED_BUFFER - result)];
-            result = cache.get(stateId, key, keyLength, valueBuffer);
+            valueBuffer.grow(NativeHotStateCache.NEED_BUFFER - result);
+            result = cache.get(stateId, key, keyLength, valueBuffer.bytes());
         }
         if (result >= 0) {
             return deserialize(result);
@@ -126,12 +124,13 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
             return defaultValueCopy();
         }
         // MISS or BYPASS: RocksDB has the truth, unless it never saw the key.
-        int size = neverWritten(key, keyLength) ? -1 : readFromRocksDb(key, keyLength);
+        int size =
+                column.neverWritten(key, keyLength) ? -1 : column.get(key, keyLength, valueBuffer);
         if (result == NativeHotStateCache.MISS) {
             int code =
                     size < 0
                             ? cache.fill(stateId, key, keyLength, null, 0)
-                            : cache.fill(stateId, key, keyLength, valueBuffer, size);
+                            : cache.fill(stateId, key, keyLength, valueBuffer.bytes(), size);
             manager.afterWrite(code);
         }
         return size < 0 ? defaultValueCopy() : deserialize(size);
@@ -144,9 +143,7 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
             return;
         }
         if (cacheSwitch.direct()) {
-            if (writtenKeys != null) {
-                writtenKeys.markStale(); // a write the filter does not see
-            }
+            column.markFilterStale();
             rocksDbState.update(value);
             return;
         }
@@ -162,23 +159,7 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         int code =
                 cache.put(stateId, key, keyLength, valueOut.getSharedBuffer(), valueOut.length());
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            manager.checkKeyLength(stateId, keyLength);
-            if (writtenKeys != null) {
-                writtenKeys.add(key, keyLength);
-            }
-            try {
-                db.put(
-                        columnFamily,
-                        writeOptions,
-                        key,
-                        0,
-                        keyLength,
-                        valueOut.getSharedBuffer(),
-                        0,
-                        valueOut.length());
-            } catch (RocksDBException e) {
-                throw new FlinkRuntimeException("Error while adding data to RocksDB", e);
-            }
+            column.put(key, keyLength, keyLength, valueOut.getSharedBuffer(), valueOut.length());
         }
         manager.afterWrite(code);
     }
@@ -194,12 +175,7 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         byte[] key = keyBuilder.buffer();
         int code = cache.remove(stateId, key, keyLength);
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            manager.checkKeyLength(stateId, keyLength);
-            try {
-                db.delete(columnFamily, writeOptions, key, 0, keyLength);
-            } catch (RocksDBException e) {
-                throw new FlinkRuntimeException("Error while removing entry from RocksDB", e);
-            }
+            column.delete(key, keyLength);
         }
         manager.afterWrite(code);
     }
@@ -256,45 +232,11 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         return rocksDbState.getStateIncrementalVisitor(recommendedMaxNumberOfReturnedRecords);
     }
 
-    // -- helpers
-    // -----------------------------------------------------------------------------------
-
-    /**
-     * True when the column family cannot hold the key: the filter (built first if it must be; no
-     * write-back is pending between two operations) has never seen it.
-     */
-    private boolean neverWritten(byte[] key, int keyLength) {
-        if (writtenKeys == null) {
-            return false;
-        }
-        if (writtenKeys.needsBuild()) {
-            writtenKeys.build(db, columnFamily, WrittenKeyFilter.WHOLE_KEY);
-        }
-        return writtenKeys.knowsAbsent(key, keyLength);
-    }
-
-    /** Reads the raw value into {@link #valueBuffer}; returns its size or -1 when absent. */
-    private int readFromRocksDb(byte[] key, int keyLength) {
-        try {
-            while (true) {
-                int size =
-                        db.get(columnFamily, key, 0, keyLength, valueBuffer, 0, valueBuffer.length);
-                if (size == RocksDB.NOT_FOUND) {
-                    return -1;
-                }
-                if (size <= valueBuffer.length) {
-                    return size;
-                }
-                valueBuffer = new byte[grow(size)];
-            }
-        } catch (RocksDBException e) {
-            throw new FlinkRuntimeException("Error while retrieving data from RocksDB.", e);
-        }
-    }
+    // --- helpers ---
 
     private V deserialize(int size) {
         try {
-            valueIn.setBuffer(valueBuffer, 0, size);
+            valueIn.setBuffer(valueBuffer.bytes(), 0, size);
             return valueSerializer.deserialize(valueIn);
         } catch (IOException e) {
             throw new FlinkRuntimeException("Error while deserializing a cached value.", e);
@@ -303,9 +245,5 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
 
     private V defaultValueCopy() {
         return defaultValue == null ? null : valueSerializer.copy(defaultValue);
-    }
-
-    private static int grow(int needed) {
-        return Math.max(needed, 64) + (needed >> 1);
     }
 }

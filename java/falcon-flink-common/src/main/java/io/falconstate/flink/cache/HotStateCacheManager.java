@@ -3,7 +3,12 @@
  */
 package io.falconstate.flink.cache;
 
-import io.falconstate.flink.CacheFlushHook;
+import io.falconstate.flink.budget.SubtaskCacheBudget;
+import io.falconstate.flink.nativeaccess.CacheQuota;
+import io.falconstate.flink.nativeaccess.CacheStats;
+import io.falconstate.flink.nativeaccess.MapCacheStats;
+import io.falconstate.flink.nativeaccess.NativeHotStateCache;
+import io.falconstate.flink.nativeaccess.NativeMapCache;
 
 import org.apache.flink.contrib.streaming.state.FalconRocksDBAccess;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
@@ -13,19 +18,20 @@ import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.util.FlinkRuntimeException;
 
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.WriteOptions;
 
 import javax.annotation.Nullable;
 
-import java.util.HashMap;
+import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * The hot-state cache of one keyed backend (one subtask): the native cache, the shared key builder,
- * the write-back path into RocksDB, and the {@link CachedValueState}s built on them.
+ * the write-back path into RocksDB, and the cached states ({@link CachedValueState}, {@link
+ * CachedMapState}) built on them, each with its {@link StateColumnFamily} and {@link CacheSwitch}.
  *
  * <p>As the backend's {@link CacheFlushHook} it makes RocksDB complete before anything reads
  * RocksDB around the cache: every snapshot (checkpoint or savepoint), every count, every
@@ -36,33 +42,37 @@ import java.util.Map;
  * RocksDB before the call's caller returns ({@link #afterWrite}), so an entry that left the cache
  * is always in RocksDB before anyone can read it there.
  *
- * <p>Not thread-safe (task thread). {@link #release()} is idempotent and frees native memory
- * without writing anything back.
+ * <p>Not thread-safe (task thread); metric threads only read the registrations. {@link #release()}
+ * is idempotent and frees native memory without writing anything back.
  */
 public final class HotStateCacheManager<K> implements CacheFlushHook {
 
+    /** What one registration of a cached state consists of; replaced by a re-registration. */
+    private static final class Registration {
+        final int stateId;
+        final StateColumnFamily column;
+        final CacheSwitch cacheSwitch;
+        final CachedState state;
+
+        Registration(
+                int stateId, StateColumnFamily column, CacheSwitch cacheSwitch, CachedState state) {
+            this.stateId = stateId;
+            this.column = column;
+            this.cacheSwitch = cacheSwitch;
+            this.state = state;
+        }
+    }
+
     private final RocksDBKeyedStateBackend<K> rocksDb;
     private final RocksDB db;
-    private final WriteOptions writeOptions;
     private final NativeHotStateCache cache;
     private final CacheKeyBuilder<K> keyBuilder;
     private final WriteBackWriter writer;
     private final NativeMapCache maps;
     private final CacheSettings settings;
-    private final ReadOptions readOptions;
-    private final Map<String, CachedValueState<K, ?, ?>> states = new HashMap<>();
-    private final Map<String, CachedMapState<K, ?, ?, ?>> mapStates = new HashMap<>();
 
-    /** The state id of every cached state, ValueState or MapState, by name. */
-    private final Map<String, Integer> stateIds = new HashMap<>();
-
-    /** Each state's current switch; metric threads read it, so it is a concurrent map. */
-    private final Map<String, CacheSwitch> switches =
-            new java.util.concurrent.ConcurrentHashMap<>();
-
-    /** Per state name with a filter: its written-key filter (metric threads read it). */
-    private final Map<String, WrittenKeyFilter> writtenKeyFilters =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    /** Every cached state by name; metric threads read it, so it is a concurrent map. */
+    private final Map<String, Registration> registrations = new ConcurrentHashMap<>();
 
     private int nextStateId;
     private boolean released;
@@ -89,15 +99,13 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         this.metrics = new CacheMetrics(metricGroup, cache.quota().bytes());
         this.rocksDb = rocksDb;
         this.db = FalconRocksDBAccess.db(rocksDb);
-        this.writeOptions = rocksDb.getWriteOptions();
         this.cache = cache;
         this.maps = new NativeMapCache(cache);
-        this.readOptions = rocksDb.getReadOptions();
         this.keyBuilder =
                 new CacheKeyBuilder<>(
                         rocksDb, rocksDb.getKeySerializer(), rocksDb.getKeyGroupPrefixBytes());
         rocksDb.registerKeySelectionListener(keyBuilder);
-        this.writer = new WriteBackWriter(db, writeOptions);
+        this.writer = new WriteBackWriter(db, rocksDb.getWriteOptions());
     }
 
     /**
@@ -107,72 +115,29 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     @SuppressWarnings("unchecked")
     public <N, V> InternalValueState<K, N, V> wrap(
             String stateName, InternalValueState<K, N, V> rocksDbState, V defaultValue) {
-        ColumnFamilyHandle columnFamily = FalconRocksDBAccess.columnFamily(rocksDb, stateName);
-        if (columnFamily == null) {
-            throw new IllegalStateException("[FALCON] no column family for state " + stateName);
+        Registration existing = registrations.get(stateName);
+        if (isFor(existing, rocksDbState)) {
+            existing.column.setHandle(columnFamily(stateName));
+            CachedValueState<K, N, V> state = (CachedValueState<K, N, V>) existing.state;
+            state.refresh(defaultValue);
+            return state;
         }
-        CachedValueState<K, N, V> existing = (CachedValueState<K, N, V>) states.get(stateName);
-        if (existing != null && existing.rocksDbState() == rocksDbState) {
-            existing.refresh(columnFamily, defaultValue);
-            writer.setColumnFamily(existing.stateId(), columnFamily);
-            return existing;
-        }
-        int stateId = existing != null ? existing.stateId() : nextStateId++;
-        WrittenKeyFilter writtenKeys = newWrittenKeyFilter(settings.writtenKeyFilterMaxKeys());
+        int stateId = existing != null ? existing.stateId : nextStateId++;
+        StateColumnFamily column =
+                newColumn(
+                        stateName, settings.writtenKeyFilterMaxKeys(), WrittenKeyFilter.WHOLE_KEY);
+        WrittenKeyFilter writtenKeys = column.writtenKeys();
+        CacheSwitch cacheSwitch =
+                newSwitch(
+                        stateName + ", VALUE",
+                        settings.bypassHitRatio(),
+                        stateId,
+                        () -> CacheSwitch.Window.ofValueState(cache.stats(stateId), writtenKeys));
         CachedValueState<K, N, V> state =
                 new CachedValueState<>(
-                        this,
-                        stateId,
-                        rocksDbState,
-                        columnFamily,
-                        defaultValue,
-                        newSwitch(
-                                stateName,
-                                "VALUE",
-                                settings.bypassHitRatio(),
-                                stateId,
-                                id -> valueWindow(id, writtenKeys)),
-                        writtenKeys);
-        writer.setColumnFamily(stateId, columnFamily);
-        writer.setWrittenKeyFilter(stateId, writtenKeys);
-        putWrittenKeyFilter(stateName, writtenKeys);
-        states.put(stateName, state);
-        stateIds.put(stateName, stateId);
-        if (existing == null) {
-            metrics.registerState(stateName, stateId, () -> cacheSwitch(stateName));
-            registerFilterMetric(stateName, writtenKeys);
-        }
+                        this, stateId, rocksDbState, column, defaultValue, cacheSwitch);
+        register(stateName, existing, new Registration(stateId, column, cacheSwitch, state));
         return state;
-    }
-
-    /** A new (unbuilt) written-key filter of up to {@code maxKeys} keys, or null for 0 (off). */
-    private static WrittenKeyFilter newWrittenKeyFilter(int maxKeys) {
-        return maxKeys > 0 ? new WrittenKeyFilter(maxKeys) : null;
-    }
-
-    private void putWrittenKeyFilter(String stateName, WrittenKeyFilter filter) {
-        if (filter != null) {
-            writtenKeyFilters.put(stateName, filter);
-        } else {
-            writtenKeyFilters.remove(stateName);
-        }
-    }
-
-    private void registerFilterMetric(String stateName, WrittenKeyFilter filter) {
-        if (filter != null) {
-            metrics.registerWrittenKeyFilter(stateName, () -> neverWrittenReads(stateName));
-        }
-    }
-
-    /** The written-key filter of a state, or null (none, or not wrapped). */
-    WrittenKeyFilter writtenKeyFilter(String stateName) {
-        return writtenKeyFilters.get(stateName);
-    }
-
-    /** Misses of a state its written-key filter answered without RocksDB (metrics). */
-    private long neverWrittenReads(String stateName) {
-        WrittenKeyFilter filter = writtenKeyFilters.get(stateName);
-        return filter == null ? 0 : filter.knownAbsentReads();
     }
 
     /**
@@ -183,44 +148,107 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     @SuppressWarnings("unchecked")
     public <N, UK, UV> InternalMapState<K, N, UK, UV> wrapMap(
             String stateName, InternalMapState<K, N, UK, UV> rocksDbState, long maxMapBytes) {
+        Registration existing = registrations.get(stateName);
+        if (isFor(existing, rocksDbState)) {
+            existing.column.setHandle(columnFamily(stateName));
+            CachedMapState<K, N, UK, UV> state = (CachedMapState<K, N, UK, UV>) existing.state;
+            state.refresh();
+            return state;
+        }
+        int stateId = existing != null ? existing.stateId : nextStateId++;
+        MapKeyPrefix mapPrefix =
+                new MapKeyPrefix(rocksDb.getKeySerializer(), rocksDb.getKeyGroupPrefixBytes());
+        StateColumnFamily column =
+                newColumn(stateName, settings.writtenKeyFilterMaxMaps(), mapPrefix);
+        WrittenKeyFilter writtenMaps = column.writtenKeys();
+        CacheSwitch cacheSwitch =
+                newSwitch(
+                        stateName + ", MAP",
+                        settings.mapBypassHitRatio(),
+                        stateId,
+                        () ->
+                                CacheSwitch.Window.ofMapState(
+                                        cache.stats(stateId), maps.stats(stateId), writtenMaps));
+        CachedMapState<K, N, UK, UV> state =
+                new CachedMapState<>(
+                        this, stateId, rocksDbState, column, mapPrefix, maxMapBytes, cacheSwitch);
+        register(stateName, existing, new Registration(stateId, column, cacheSwitch, state));
+        return state;
+    }
+
+    /** True when {@code existing} wraps exactly {@code rocksDbState}: a refresh, not a new one. */
+    private static boolean isFor(@Nullable Registration existing, Object rocksDbState) {
+        return existing != null && existing.state.rocksDbState() == rocksDbState;
+    }
+
+    private ColumnFamilyHandle columnFamily(String stateName) {
         ColumnFamilyHandle columnFamily = FalconRocksDBAccess.columnFamily(rocksDb, stateName);
         if (columnFamily == null) {
             throw new IllegalStateException("[FALCON] no column family for state " + stateName);
         }
-        CachedMapState<K, N, UK, UV> existing =
-                (CachedMapState<K, N, UK, UV>) mapStates.get(stateName);
-        if (existing != null && existing.rocksDbState() == rocksDbState) {
-            existing.refresh(columnFamily);
-            writer.setColumnFamily(existing.stateId(), columnFamily);
-            return existing;
+        return columnFamily;
+    }
+
+    /**
+     * The RocksDB side of a newly wrapped state, with a new (unbuilt) written-key filter of up to
+     * {@code filterMaxKeys} keys (none for 0) over {@code filteredPrefix} of its keys.
+     */
+    private StateColumnFamily newColumn(
+            String stateName, int filterMaxKeys, WrittenKeyFilter.KeyPrefix filteredPrefix) {
+        return new StateColumnFamily(
+                db,
+                rocksDb.getReadOptions(),
+                rocksDb.getWriteOptions(),
+                stateName,
+                columnFamily(stateName),
+                filterMaxKeys > 0 ? new WrittenKeyFilter(filterMaxKeys) : null,
+                filteredPrefix);
+    }
+
+    /** A state's switch between the cache and RocksDB (docs/cache.md, "Self-switching"). */
+    private CacheSwitch newSwitch(
+            String description,
+            double threshold,
+            int stateId,
+            Supplier<CacheSwitch.Window> counters) {
+        return new CacheSwitch(
+                description,
+                threshold,
+                settings.switchWindow(),
+                settings.switchRetryOperations(),
+                counters,
+                () -> flushAndDropStateId(stateId));
+    }
+
+    /**
+     * The one path of every new wrapper, of either kind: its records go to its column family, and a
+     * state new to this backend gets its metrics (their suppliers look the registration up, so they
+     * follow re-registrations).
+     */
+    private void register(String stateName, @Nullable Registration previous, Registration r) {
+        writer.setColumn(r.stateId, r.column);
+        registrations.put(stateName, r);
+        if (previous == null) {
+            metrics.registerState(stateName, r.stateId, () -> cacheSwitch(stateName));
+            if (r.state.isMap()) {
+                metrics.registerMapState(stateName, r.stateId);
+            }
+            if (r.column.writtenKeys() != null) {
+                metrics.registerWrittenKeyFilter(stateName, () -> neverWrittenReads(stateName));
+            }
         }
-        int stateId = existing != null ? existing.stateId() : nextStateId++;
-        WrittenKeyFilter writtenMaps = newWrittenKeyFilter(settings.writtenKeyFilterMaxMaps());
-        CachedMapState<K, N, UK, UV> state =
-                new CachedMapState<>(
-                        this,
-                        stateId,
-                        rocksDbState,
-                        columnFamily,
-                        maxMapBytes,
-                        newSwitch(
-                                stateName,
-                                "MAP",
-                                settings.mapBypassHitRatio(),
-                                stateId,
-                                id -> mapWindow(id, writtenMaps)),
-                        writtenMaps);
-        writer.setColumnFamily(stateId, columnFamily);
-        writer.setWrittenKeyFilter(stateId, writtenMaps);
-        putWrittenKeyFilter(stateName, writtenMaps);
-        mapStates.put(stateName, state);
-        stateIds.put(stateName, stateId);
-        if (existing == null) {
-            metrics.registerState(stateName, stateId, () -> cacheSwitch(stateName));
-            metrics.registerMapState(stateName, stateId);
-            registerFilterMetric(stateName, writtenMaps);
-        }
-        return state;
+    }
+
+    /** The written-key filter of a state, or null (none, or not wrapped). */
+    WrittenKeyFilter writtenKeyFilter(String stateName) {
+        Registration r = registrations.get(stateName);
+        return r == null ? null : r.column.writtenKeys();
+    }
+
+    /** Misses of a state its written-key filter answered without RocksDB (metrics). */
+    private long neverWrittenReads(String stateName) {
+        WrittenKeyFilter filter = writtenKeyFilter(stateName);
+        return filter == null ? 0 : filter.knownAbsentReads();
     }
 
     /**
@@ -229,80 +257,10 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
      * cache writes into RocksDB (write-back or not cached).
      */
     public void requireKeyLength(String stateName, int keyLength) {
-        CachedValueState<K, ?, ?> state = states.get(stateName);
-        if (state != null) {
-            writer.requireKeyLength(state.stateId(), stateName, keyLength);
+        Registration r = registrations.get(stateName);
+        if (r != null) {
+            r.column.requireKeyLength(keyLength);
         }
-    }
-
-    /** Throws when a key the cache writes past itself breaks the state's required length. */
-    void checkKeyLength(int stateId, int keyLength) {
-        writer.checkKeyLength(stateId, keyLength);
-    }
-
-    /** A state's switch between the cache and RocksDB (docs/cache.md, "Self-switching"). */
-    private CacheSwitch newSwitch(
-            String stateName,
-            String kind,
-            double threshold,
-            int stateId,
-            java.util.function.IntFunction<CacheSwitch.Window> counters) {
-        CacheSwitch cacheSwitch =
-                new CacheSwitch(
-                        stateName + ", " + kind,
-                        threshold,
-                        settings.switchWindow(),
-                        settings.switchRetryOperations(),
-                        () -> counters.apply(stateId),
-                        () -> flushAndDropStateId(stateId));
-        switches.put(stateName, cacheSwitch);
-        return cacheSwitch;
-    }
-
-    /**
-     * A ValueState's counters: reads are gets; hits include known-absent keys, in the cache or by
-     * the written-key filter. A read the filter answers missed the cache first; it costs no RocksDB
-     * read, so it is a hit and not also a miss.
-     */
-    private CacheSwitch.Window valueWindow(int stateId, WrittenKeyFilter writtenKeys) {
-        CacheStats s = cache.stats(stateId);
-        long filtered = writtenKeys == null ? 0 : writtenKeys.knownAbsentReads();
-        long hits = s.hits() + s.absentHits() + filtered;
-        long misses = Math.max(0, s.misses() - filtered);
-        return new CacheSwitch.Window(hits + misses, hits, s.notCached());
-    }
-
-    /**
-     * A MapState's counters. Two kinds of cache hits are not hits of the state's reads: a read of a
-     * map over the cap finds the cache's "oversized" marker, which the cache counts as a hit on a
-     * known-absent key and as a map operation answered from RocksDB (writes to maps that are not
-     * cached count in both not-cached counters, so the difference is the marker reads); and a read
-     * that missed asks again once its map is loaded, a hit for every load. A miss the written-key
-     * filter answered (the map loaded empty without RocksDB) is a hit.
-     *
-     * <p>Every operation answered from RocksDB (marker reads, writes to maps not cached) is not
-     * cacheable, and marker reads are left out of the reads the hit ratio is taken over: one costs
-     * what the stock read costs (a RocksDB get of the bytes the lookup serialized), so it says
-     * nothing about whether caching the other maps pays. A state with a few busy maps over the cap
-     * (Nexmark q16's hot channels) is judged by its other maps.
-     *
-     * <p>A miss is weighed by what it loads: one for the seek, and one more for every {@link
-     * WrittenKeyFilter#STEPS_BEFORE_SEEK} entries its scan read, where the stock read was one point
-     * get. Nexmark q7's price-keyed join state hit half of its reads at 2 M events, above the
-     * threshold, while each miss loaded 55 rows of a low price: the cache cost it a quarter of its
-     * throughput. Weighed, that state hits 0.12 and goes to RocksDB; the join states of q4, q9 and
-     * q20 load their maps empty (the written-key filter), so their ratios do not change.
-     */
-    private CacheSwitch.Window mapWindow(int stateId, WrittenKeyFilter writtenMaps) {
-        CacheStats s = cache.stats(stateId);
-        MapCacheStats m = maps.stats(stateId);
-        long filtered = writtenMaps == null ? 0 : writtenMaps.knownAbsentReads();
-        long markerReads = Math.max(0, m.notCachedOps() - s.notCached());
-        long hits = Math.max(0, s.hits() + s.absentHits() - markerReads - m.loads()) + filtered;
-        long misses =
-                Math.max(0, s.misses() - filtered)
-                        + m.loadedEntries() / WrittenKeyFilter.STEPS_BEFORE_SEEK;
-        return new CacheSwitch.Window(hits + misses, hits, m.notCachedOps());
     }
 
     /** Drains pending write-backs if {@code code} (from a cache write call) reports any. */
@@ -317,23 +275,19 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     /** The switch of the state's current wrapper (a re-registration may replace it). */
     private CacheSwitch cacheSwitch(String stateName) {
-        return switches.getOrDefault(stateName, CacheSwitch.NEVER);
+        Registration r = registrations.get(stateName);
+        return r == null ? CacheSwitch.NEVER : r.cacheSwitch;
     }
 
-    /** Task thread: copies every cached state's statistics into a new snapshot. */
-    void refreshStats() {
-        if (released) {
-            return;
+    /** Task thread: publishes a new snapshot of the statistics to the metrics. */
+    private void refreshStats() {
+        if (!released) {
+            metrics.refresh(cache, maps, this::cachedStates, nextStateId);
         }
-        CacheStats[] snapshot = new CacheStats[nextStateId];
-        for (int stateId : stateIds.values()) {
-            snapshot[stateId] = cache.stats(stateId);
-        }
-        MapCacheStats[] mapSnapshot = new MapCacheStats[nextStateId];
-        for (CachedMapState<K, ?, ?, ?> state : mapStates.values()) {
-            mapSnapshot[state.stateId()] = maps.stats(state.stateId());
-        }
-        metrics.publish(snapshot, mapSnapshot, cache.stats(-1), cache.quota().bytes());
+    }
+
+    private Iterator<CachedState> cachedStates() {
+        return registrations.values().stream().map(r -> r.state).iterator();
     }
 
     private void drain() {
@@ -345,7 +299,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         }
     }
 
-    // -- CacheFlushHook ------------------------------------------------------------------------
+    // --- CacheFlushHook ---
 
     /**
      * Before every snapshot (and whole-backend scan): evicts down to the current budget quota (it
@@ -355,22 +309,22 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
      */
     @Override
     public void flushAll() {
-        if (released || stateIds.isEmpty()) {
+        if (released || registrations.isEmpty()) {
             return;
         }
         long start = System.nanoTime();
         long bytesBefore = writer.bytesWritten();
         afterWrite(cache.shrinkToQuota());
         afterWrite(cache.flush(-1));
-        closeMapIterators();
+        closeIterators();
         metrics.recordFlush(System.nanoTime() - start, writer.bytesWritten() - bytesBefore);
         refreshStats();
     }
 
-    /** The map states' reused RocksDB iterators pin nothing across a flush point. */
-    private void closeMapIterators() {
-        for (CachedMapState<K, ?, ?, ?> state : mapStates.values()) {
-            state.closeIterator();
+    /** The states' reused RocksDB iterators pin nothing across a flush point. */
+    private void closeIterators() {
+        for (Registration r : registrations.values()) {
+            r.state.closeIterators();
         }
     }
 
@@ -379,7 +333,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         return metrics.lastFlushNanos();
     }
 
-    /** Write-back bytes (records with their 12-byte headers) of the last {@link #flushAll()}. */
+    /** Write-back bytes (records with their headers) of the last {@link #flushAll()}. */
     public long lastFlushBytes() {
         return metrics.lastFlushBytes();
     }
@@ -391,11 +345,10 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     @Override
     public void flushState(String stateName) {
-        Integer stateId = stateIds.get(stateName);
-        if (released || stateId == null) {
-            return;
+        Registration r = registrations.get(stateName);
+        if (r != null) {
+            flushStateId(r.stateId);
         }
-        afterWrite(cache.flush(stateId));
     }
 
     /** Writes back the dirty entries of one cached state. */
@@ -407,9 +360,9 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     @Override
     public void flushAndDropState(String stateName) {
-        Integer stateId = stateIds.get(stateName);
-        if (stateId != null) {
-            flushAndDropStateId(stateId);
+        Registration r = registrations.get(stateName);
+        if (r != null) {
+            flushAndDropStateId(r.stateId);
         }
     }
 
@@ -420,7 +373,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         }
         afterWrite(cache.flush(stateId));
         cache.dropState(stateId);
-        closeMapIterators();
+        closeIterators();
     }
 
     @Override
@@ -429,7 +382,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
             return;
         }
         released = true;
-        closeMapIterators(); // before RocksDB closes
+        closeIterators(); // before RocksDB closes
         rocksDb.deregisterKeySelectionListener(keyBuilder);
         cache.close(); // frees the budget lease it owns: the slot's other quotas grow
         writer.close();
@@ -443,8 +396,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         return released && cache.isClosed();
     }
 
-    // -- accessors for the states and tests
-    // --------------------------------------------------------
+    // --- accessors for the states and tests ---
 
     NativeHotStateCache cache() {
         return cache;
@@ -452,11 +404,6 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     CacheKeyBuilder<K> keyBuilder() {
         return keyBuilder;
-    }
-
-    /** Bytes of the key group in front of every stored key. */
-    int keyGroupPrefixBytes() {
-        return rocksDb.getKeyGroupPrefixBytes();
     }
 
     /** The cache settings this cache was made with. */
@@ -468,28 +415,18 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         return maps;
     }
 
-    ReadOptions readOptions() {
-        return readOptions;
-    }
-
-    RocksDB db() {
-        return db;
-    }
-
-    WriteOptions writeOptions() {
-        return writeOptions;
-    }
-
     /** Statistics of one cached state ({@link CacheStats#EMPTY} if not cached or released). */
     public CacheStats stats(String stateName) {
-        Integer stateId = stateIds.get(stateName);
-        return stateId != null && !released ? cache.stats(stateId) : CacheStats.EMPTY;
+        Registration r = registrations.get(stateName);
+        return r != null && !released ? cache.stats(r.stateId) : CacheStats.EMPTY;
     }
 
     /** Map statistics of one cached MapState ({@link MapCacheStats#EMPTY} if none). */
     public MapCacheStats mapStats(String stateName) {
-        CachedMapState<K, ?, ?, ?> state = mapStates.get(stateName);
-        return state != null && !released ? maps.stats(state.stateId()) : MapCacheStats.EMPTY;
+        Registration r = registrations.get(stateName);
+        return r != null && r.state.isMap() && !released
+                ? maps.stats(r.stateId)
+                : MapCacheStats.EMPTY;
     }
 
     /** Statistics of the whole cache ({@link CacheStats#EMPTY} once released). */
@@ -516,6 +453,6 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     }
 
     public boolean isCached(String stateName) {
-        return stateIds.containsKey(stateName);
+        return registrations.containsKey(stateName);
     }
 }

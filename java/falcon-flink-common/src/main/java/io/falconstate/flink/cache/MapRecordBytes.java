@@ -3,6 +3,8 @@
  */
 package io.falconstate.flink.cache;
 
+import io.falconstate.flink.nativeaccess.NativeLayout;
+
 import java.util.Arrays;
 
 /**

@@ -3,15 +3,17 @@
  */
 package io.falconstate.flink.cache;
 
+import io.falconstate.flink.nativeaccess.NativeHotStateCache;
+import io.falconstate.flink.nativeaccess.NativeLayout;
+import io.falconstate.flink.nativeaccess.NativeMapCache;
+
 import org.apache.flink.util.FlinkRuntimeException;
 
-import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 
-import javax.annotation.Nullable;
-
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -20,83 +22,92 @@ import java.util.Arrays;
  * seen is cached empty without a seek; any other map is read by one seek and a scan of its prefix,
  * which stops once the map is over the cap (the cache then keeps an "oversized" marker).
  *
+ * <p>A read that missed loads the map and gets its answer in the same native call ({@link
+ * #loadAndGet}). The scan reads keys and values into reused direct buffers and packs them into a
+ * reused array: a load allocates nothing once the buffers have grown to the largest map.
+ *
  * <p>Not thread-safe: the task thread, as its state. Owns one reused RocksDB iterator, closed by
- * {@link #closeIterator()} at every flush point, on a column family change and on release.
+ * {@link #closeIterator()} at every flush point, on a re-registration and on release.
  */
 final class MapStateLoader {
 
     private final HotStateCacheManager<?> manager;
     private final NativeMapCache maps;
-    private final RocksDB db;
     private final int stateId;
     private final long maxMapBytes;
-
-    /** The map prefixes the column family may hold, or null (no filter). */
-    @Nullable private final WrittenKeyFilter writtenMaps;
-
-    /** Where a stored key's map prefix ends: for the filter's scans of the column family. */
-    private final MapKeyPrefix mapPrefix;
-
-    private ColumnFamilyHandle columnFamily;
+    private final StateColumnFamily column;
     private RocksIterator iterator;
 
-    /** Packed records of the map being loaded (grown as needed, reused). */
+    /** Packed records of the map being loaded (grown as needed, reused), and a view of it. */
     private byte[] packed = new byte[1024];
+
+    private ByteBuffer packedView = view(packed);
+
+    /** The seek target, then each stored key the scan reads (direct: RocksJava copies into it). */
+    private ByteBuffer keyBuffer = ByteBuffer.allocateDirect(256);
+
+    /** Each stored value the scan reads. */
+    private ByteBuffer valueBuffer = ByteBuffer.allocateDirect(1024);
+
+    /** Records and bytes {@link #scan} packed. */
+    private int packedCount;
+
+    private int packedLength;
 
     MapStateLoader(
             HotStateCacheManager<?> manager,
             int stateId,
             long maxMapBytes,
-            @Nullable WrittenKeyFilter writtenMaps,
-            MapKeyPrefix mapPrefix) {
+            StateColumnFamily column) {
         this.manager = manager;
         this.maps = manager.maps();
-        this.db = manager.db();
         this.stateId = stateId;
         this.maxMapBytes = maxMapBytes;
-        this.writtenMaps = writtenMaps;
-        this.mapPrefix = mapPrefix;
-    }
-
-    /** The column family to read from (after a re-registration); closes the reused iterator. */
-    void setColumnFamily(ColumnFamilyHandle columnFamily) {
-        closeIterator();
-        this.columnFamily = columnFamily;
+        this.column = column;
     }
 
     /**
-     * Reads the whole map under {@code prefix} ({@code prefix.length} bytes) from RocksDB and
-     * caches it. True when it is cached (false: over the cap, or the cache has no room).
+     * Reads the whole map under {@code prefix[0, prefixLength)} from RocksDB and caches it. True
+     * when it is cached (false: over the cap, or the cache has no room).
      */
-    boolean load(byte[] prefix) {
-        int prefixLength = prefix.length;
-        if (neverWritten(prefix)) {
-            return cacheEmpty(prefix);
-        }
-        int length = 0;
-        int count = 0;
-        RocksIterator it = iterator();
-        try {
-            for (it.seek(prefix); it.isValid(); it.next()) {
-                byte[] key = it.key();
-                if (!MapRecordBytes.startsWith(key, prefix)) {
-                    break;
-                }
-                byte[] value = it.value();
-                length = appendPacked(length, key, prefixLength, key.length - prefixLength, value);
-                count++;
-                if (length > maxMapBytes) {
-                    break; // over the cap whatever follows
-                }
-            }
-            it.status();
-        } catch (RocksDBException e) {
-            closeIterator();
-            throw new FlinkRuntimeException("[FALCON] reading a map from RocksDB failed", e);
-        }
-        int code = maps.load(stateId, prefix, prefixLength, packed, length, count, maxMapBytes);
+    boolean load(byte[] prefix, int prefixLength) {
+        scan(prefix, prefixLength);
+        int code =
+                maps.load(
+                        stateId,
+                        prefix,
+                        prefixLength,
+                        packed,
+                        packedLength,
+                        packedCount,
+                        maxMapBytes);
         manager.afterWrite(code);
         return (code & NativeHotStateCache.WRITE_NOT_CACHED) == 0;
+    }
+
+    /**
+     * As {@link #load}, then the value of {@code userKey[0, userKeyLength)} in the map, in one
+     * native call: its length (the bytes in {@code into}), {@link NativeMapCache#ABSENT}, {@link
+     * NativeMapCache#MISS} when the map did not get cached, another code, or {@code NEED_BUFFER -
+     * size} when {@code into} is too short.
+     */
+    int loadAndGet(
+            byte[] prefix, int prefixLength, byte[] userKey, int userKeyLength, ValueBuffer into) {
+        scan(prefix, prefixLength);
+        long result =
+                maps.loadAndGet(
+                        stateId,
+                        prefix,
+                        prefixLength,
+                        userKey,
+                        userKeyLength,
+                        packed,
+                        packedLength,
+                        packedCount,
+                        maxMapBytes,
+                        into.bytes());
+        manager.afterWrite(NativeMapCache.writeBits(result));
+        return NativeMapCache.answer(result);
     }
 
     /** Caches the map under {@code prefix} as empty (it is known to be); true when cached. */
@@ -107,17 +118,104 @@ final class MapStateLoader {
     }
 
     /**
-     * True when the column family holds no key of the map {@code prefix}: the filter (built first
-     * if it must be; no write-back is pending between two operations) has never seen it.
+     * Packs the map under {@code prefix[0, prefixLength)} as RocksDB holds it into {@link #packed}:
+     * nothing when the written-key filter knows it was never written; else its records up to the
+     * first one past the cap (the cache then keeps an "oversized" marker whatever follows).
      */
-    private boolean neverWritten(byte[] prefix) {
-        if (writtenMaps == null) {
+    private void scan(byte[] prefix, int prefixLength) {
+        packedCount = 0;
+        packedLength = 0;
+        if (column.neverWritten(prefix, prefixLength)) {
+            return;
+        }
+        RocksIterator it = iterator();
+        try {
+            keyBuffer = fit(keyBuffer, prefixLength);
+            keyBuffer.clear();
+            keyBuffer.put(prefix, 0, prefixLength).flip();
+            for (it.seek(keyBuffer); it.isValid(); it.next()) {
+                int keySize = readKey(it);
+                if (!startsWith(keyBuffer, keySize, prefix, prefixLength)) {
+                    break;
+                }
+                int valueSize = readValue(it);
+                append(prefixLength, keySize - prefixLength, valueSize);
+                if (packedLength > maxMapBytes) {
+                    break; // over the cap whatever follows
+                }
+            }
+            it.status();
+        } catch (RocksDBException e) {
+            closeIterator();
+            throw new FlinkRuntimeException("[FALCON] reading a map from RocksDB failed", e);
+        }
+    }
+
+    /** The iterator's key into {@link #keyBuffer} (grown when it does not fit): its size. */
+    private int readKey(RocksIterator it) {
+        keyBuffer.clear();
+        int size = it.key(keyBuffer);
+        if (size > keyBuffer.capacity()) {
+            keyBuffer = fit(keyBuffer, size);
+            keyBuffer.clear();
+            it.key(keyBuffer);
+        }
+        return size;
+    }
+
+    /** The iterator's value into {@link #valueBuffer} (grown when it does not fit): its size. */
+    private int readValue(RocksIterator it) {
+        valueBuffer.clear();
+        int size = it.value(valueBuffer);
+        if (size > valueBuffer.capacity()) {
+            valueBuffer = fit(valueBuffer, size);
+            valueBuffer.clear();
+            it.value(valueBuffer);
+        }
+        return size;
+    }
+
+    /** Appends the record in the key and value buffers (the user key after the prefix). */
+    private void append(int prefixLength, int userKeyLength, int valueSize) {
+        int at = packedLength;
+        int end = at + NativeLayout.PACKED_HEADER_BYTES + userKeyLength + valueSize;
+        if (end > packed.length) {
+            packed = Arrays.copyOf(packed, Math.max(end, packed.length * 2));
+            packedView = view(packed);
+        }
+        packedView.putShort(at, (short) userKeyLength);
+        packedView.putInt(at + 2, valueSize);
+        int keyAt = at + NativeLayout.PACKED_HEADER_BYTES;
+        keyBuffer.position(prefixLength);
+        keyBuffer.get(packed, keyAt, userKeyLength);
+        valueBuffer.position(0);
+        valueBuffer.get(packed, keyAt + userKeyLength, valueSize);
+        packedLength = end;
+        packedCount++;
+    }
+
+    private static boolean startsWith(
+            ByteBuffer key, int keySize, byte[] prefix, int prefixLength) {
+        if (keySize < prefixLength) {
             return false;
         }
-        if (writtenMaps.needsBuild()) {
-            writtenMaps.build(db, columnFamily, mapPrefix);
+        for (int i = 0; i < prefixLength; i++) {
+            if (key.get(i) != prefix[i]) {
+                return false;
+            }
         }
-        return writtenMaps.knowsAbsent(prefix, prefix.length);
+        return true;
+    }
+
+    /** {@code buffer}, or a larger direct one when it holds fewer than {@code bytes}. */
+    private static ByteBuffer fit(ByteBuffer buffer, int bytes) {
+        return buffer.capacity() >= bytes
+                ? buffer
+                : ByteBuffer.allocateDirect(Math.max(bytes, buffer.capacity() * 2));
+    }
+
+    private static ByteBuffer view(byte[] array) {
+        return ByteBuffer.wrap(array).order(ByteOrder.nativeOrder());
     }
 
     /**
@@ -127,7 +225,7 @@ final class MapStateLoader {
     private RocksIterator iterator() {
         try {
             if (iterator == null) {
-                iterator = db.newIterator(columnFamily, manager.readOptions());
+                iterator = column.newIterator();
             } else {
                 iterator.refresh();
             }
@@ -144,14 +242,5 @@ final class MapStateLoader {
             iterator.close();
             iterator = null;
         }
-    }
-
-    private int appendPacked(int at, byte[] key, int keyOffset, int keyLength, byte[] value) {
-        int size = NativeLayout.PACKED_HEADER_BYTES + keyLength + value.length;
-        if (at + size > packed.length) {
-            packed = Arrays.copyOf(packed, Math.max(at + size, packed.length * 2));
-        }
-        return MapRecordBytes.writePacked(
-                packed, at, key, keyOffset, keyLength, value, 0, value.length);
     }
 }

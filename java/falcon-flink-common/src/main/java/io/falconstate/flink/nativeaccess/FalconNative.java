@@ -24,10 +24,18 @@ public final class FalconNative {
 
     /**
      * The version of the JNI layouts the library was built with ({@code jni/native_layout.h}); the
-     * jar's is {@code io.falconstate.flink.cache.NativeLayout#LAYOUT_VERSION}.
+     * jar's is {@link NativeLayout#LAYOUT_VERSION}.
      */
     public static int layoutVersion() {
         return nativeLayoutVersion();
+    }
+
+    /**
+     * Every constant the library shares with the jar, one {@code NAME=VALUE} line each, named as
+     * the fields of {@link NativeLayout}: for the test that compares the two sides.
+     */
+    public static String layoutConstants() {
+        return nativeLayoutConstants();
     }
 
     private static native String nativeVersion();
@@ -35,4 +43,6 @@ public final class FalconNative {
     private static native String nativeVersionNumber();
 
     private static native int nativeLayoutVersion();
+
+    private static native String nativeLayoutConstants();
 }

@@ -3,8 +3,6 @@
  */
 package io.falconstate.flink.nativeaccess;
 
-import io.falconstate.flink.cache.NativeLayout;
-
 import javax.annotation.Nullable;
 
 import java.io.File;

@@ -3,7 +3,8 @@
  */
 package io.falconstate.flink.tuning;
 
-import io.falconstate.flink.FalconLog;
+import io.falconstate.flink.log.FalconLog;
+import io.falconstate.flink.nativeaccess.NativeLayout;
 
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -169,17 +170,17 @@ public final class ColumnFamilyTuner implements AutoCloseable {
         if (type == null && kind == TuningAdvisor.StateKind.UNKNOWN) {
             return profile.withReason("state kind and serializers unknown");
         }
-        if (profile.reasonCode() == TuningAdvisor.REASON_WRITE_BUFFERS_TOO_SMALL) {
+        if (profile.reasonCode() == NativeLayout.REASON_WRITE_BUFFERS_TOO_SMALL) {
             return profile.withReason(
                     profile.reason() + " (" + describe(slot, reservedBytes) + ")");
         }
-        if (profile.reasonCode() == TuningAdvisor.REASON_KEY_LENGTH_UNKNOWN) {
+        if (profile.reasonCode() == NativeLayout.REASON_KEY_LENGTH_UNKNOWN) {
             return profile.withReason(
                     layout == null
                             ? "key serializer unknown"
                             : profile.reason() + " (" + layout.keyLengthUnknownBecause() + ")");
         }
-        if (profile.reasonCode() == TuningAdvisor.REASON_NAMESPACE_LENGTH_UNKNOWN) {
+        if (profile.reasonCode() == NativeLayout.REASON_NAMESPACE_LENGTH_UNKNOWN) {
             return profile.withReason(
                     layout == null
                             ? "namespace serializer unknown"

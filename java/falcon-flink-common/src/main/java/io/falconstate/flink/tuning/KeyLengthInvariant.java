@@ -3,7 +3,7 @@
  */
 package io.falconstate.flink.tuning;
 
-import io.falconstate.flink.FalconOptions;
+import io.falconstate.flink.config.FalconOptions;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
@@ -11,8 +11,8 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
  * Invariant 3 of the column-family tuning ({@code docs/architecture.md}): every key of a hash
  * column family has its one length n, or Falcon fails loudly. Proven once per state registration
  * from the serializers ({@link #checkRegistration}), and per key on the paths that write keys
- * Falcon builds itself ({@link #checkKeyLength}; the cache's write-back compares lengths directly).
- * Stateless.
+ * Falcon builds itself ({@link #checkKeyLength}; the cache applies the rule in {@code
+ * StateColumnFamily}). Stateless.
  */
 public final class KeyLengthInvariant {
 

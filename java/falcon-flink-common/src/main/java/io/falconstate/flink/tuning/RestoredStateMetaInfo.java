@@ -27,7 +27,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Deliverable 3 of the tuning: a restore creates every restored column family before any state
+ * Tuning restored states: a restore creates every restored column family before any state
  * registers, so the column-family function cannot see the state's kind and serializers in the
  * registry yet. This reads them from the restore handles' meta data ({@link
  * KeyedBackendSerializationProxy}, as Flink's RocksDB restore operations do) before the inner

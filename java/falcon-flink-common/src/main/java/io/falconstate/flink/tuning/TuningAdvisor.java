@@ -3,6 +3,7 @@
  */
 package io.falconstate.flink.tuning;
 
+import io.falconstate.flink.nativeaccess.NativeLayout;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
 import org.apache.flink.api.common.state.StateDescriptor;
@@ -24,16 +25,16 @@ public final class TuningAdvisor {
 
     /** Kinds of column families, with the native {@code StateKind} numbers. */
     public enum StateKind {
-        VALUE(0),
-        LIST(1),
-        MAP(2),
-        REDUCING(3),
-        AGGREGATING(4),
+        VALUE(NativeLayout.STATE_KIND_VALUE),
+        LIST(NativeLayout.STATE_KIND_LIST),
+        MAP(NativeLayout.STATE_KIND_MAP),
+        REDUCING(NativeLayout.STATE_KIND_REDUCING),
+        AGGREGATING(NativeLayout.STATE_KIND_AGGREGATING),
         /** {@code _timer_state/...} column families of the RocksDB timer service. */
-        TIMER(5),
+        TIMER(NativeLayout.STATE_KIND_TIMER),
         /** RocksDB's {@code default} column family. */
-        DEFAULT(6),
-        UNKNOWN(7);
+        DEFAULT(NativeLayout.STATE_KIND_DEFAULT),
+        UNKNOWN(NativeLayout.STATE_KIND_UNKNOWN);
 
         final int code;
 
@@ -62,20 +63,6 @@ public final class TuningAdvisor {
             }
         }
     }
-
-    /** Native reason codes ({@code falcon::UntunedReason}); stable. */
-    public static final int REASON_NONE = 0;
-
-    public static final int REASON_TIMER_COLUMN_FAMILY = 1;
-    public static final int REASON_DEFAULT_COLUMN_FAMILY = 2;
-    public static final int REASON_KIND_NOT_TUNED = 3;
-    public static final int REASON_HASH_MEMTABLE_DISABLED = 4;
-    public static final int REASON_RANGE_FILTER_DISABLED = 5;
-    public static final int REASON_KEY_LENGTH_UNKNOWN = 6;
-    public static final int REASON_NAMESPACE_LENGTH_UNKNOWN = 7;
-    public static final int REASON_PREFIX_TOO_LONG = 8;
-    public static final int REASON_NATIVE_LIBRARY_NOT_LOADED = 9;
-    public static final int REASON_WRITE_BUFFERS_TOO_SMALL = 10;
 
     /** Length argument meaning "not one fixed length". */
     public static final int UNKNOWN_LENGTH = -1;
@@ -158,7 +145,7 @@ public final class TuningAdvisor {
             boolean rangeFilterEnabled) {
         if (!nativeLoaded.getAsBoolean()) {
             return TuningProfile.untuned(
-                    REASON_NATIVE_LIBRARY_NOT_LOADED, "native library not loaded");
+                    NativeLayout.REASON_NATIVE_LIBRARY_NOT_LOADED, "native library not loaded");
         }
         long[] packed =
                 nativeAdvise(

@@ -91,16 +91,15 @@ public final class TuningApplier {
                 // Partitioned, as Flink's partitioned-index-filters option does for every column
                 // family: a full filter block of a large SST file (about a megabyte per million
                 // keys) does not stay in a shard of the slot's block cache, and each lookup read
-                // it again (Nexmark q7 at 10 M events ran well under half as fast as without
-                // it); partitions of a data block's size do, the top level pinned.
+                // it again; partitions of a data block's size do, the top level pinned
+                // (docs/decisions/0011).
                 table.setIndexType(IndexType.kTwoLevelIndexSearch);
                 table.setPartitionFilters(true);
                 table.setPinTopLevelIndexAndFilter(true);
                 // No filter in the last level, which holds most keys: a lookup that gets there
                 // mostly finds its key (a join probing rows it has), so a filter there is built
-                // by every compaction into it and checked by every such lookup for nothing (q20
-                // at 10 M events ran 0.85x without this, 1.01x with it). Absent keys are still
-                // answered by the levels above.
+                // by every compaction into it and checked by every such lookup for nothing
+                // (docs/decisions/0019). Absent keys are still answered by the levels above.
                 options.setOptimizeFiltersForHits(true);
             }
             if (profile.wholeKeyFiltering() != null) {

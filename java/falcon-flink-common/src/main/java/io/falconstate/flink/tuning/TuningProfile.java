@@ -3,6 +3,8 @@
  */
 package io.falconstate.flink.tuning;
 
+import io.falconstate.flink.nativeaccess.NativeLayout;
+
 import javax.annotation.Nullable;
 
 import java.util.Objects;
@@ -28,20 +30,6 @@ public final class TuningProfile {
         /** A full bloom filter, added when the table config has no filter yet. */
         BLOOM
     }
-
-    // Indices of the packed profile returned by the native advisor (jni/tuning_advisor_jni.cc).
-    static final int PACKED_TUNED = 0;
-    static final int PACKED_REASON = 1;
-    static final int PACKED_MEMTABLE = 2;
-    static final int PACKED_BUCKETS = 3;
-    static final int PACKED_PREFIX = 4;
-    static final int PACKED_BLOOM_RATIO_MICROS = 5;
-    static final int PACKED_FILTER = 6;
-    static final int PACKED_BITS_PER_KEY = 7;
-    static final int PACKED_WHOLE_KEY = 8;
-    static final int PACKED_ARENA_BLOCK = 9;
-    static final int PACKED_FIXED_ALLOCATION = 10;
-    static final int PACKED_LENGTH = 11;
 
     private final boolean tuned;
     private final int reasonCode;
@@ -119,35 +107,39 @@ public final class TuningProfile {
 
     /** Decodes the native advisor's packed profile; {@code reasonText} resolves reason codes. */
     static TuningProfile fromPacked(long[] packed, IntFunction<String> reasonText) {
-        if (packed == null || packed.length != PACKED_LENGTH) {
+        if (packed == null || packed.length != NativeLayout.ADVICE_COUNT) {
             throw new IllegalStateException(
                     "falcon: native advisor returned a profile of unexpected shape");
         }
-        int reasonCode = (int) packed[PACKED_REASON];
-        if (packed[PACKED_TUNED] == 0) {
+        int reasonCode = (int) packed[NativeLayout.ADVICE_REASON];
+        if (packed[NativeLayout.ADVICE_TUNED] == 0) {
             return untuned(reasonCode, reasonText.apply(reasonCode));
         }
-        long wholeKey = packed[PACKED_WHOLE_KEY];
+        long wholeKey = packed[NativeLayout.ADVICE_WHOLE_KEY_FILTERING];
         return new TuningProfile(
                 true,
                 reasonCode,
                 "tuned",
-                packed[PACKED_MEMTABLE] == 1 ? Memtable.HASH_LINK_LIST : Memtable.SKIP_LIST,
-                packed[PACKED_BUCKETS],
-                (int) packed[PACKED_PREFIX],
-                packed[PACKED_BLOOM_RATIO_MICROS] / 1e6,
-                packed[PACKED_FILTER] == 1 ? Filter.BLOOM : Filter.KEEP,
-                (int) packed[PACKED_BITS_PER_KEY],
+                packed[NativeLayout.ADVICE_MEMTABLE] == NativeLayout.MEMTABLE_HASH_LINK_LIST
+                        ? Memtable.HASH_LINK_LIST
+                        : Memtable.SKIP_LIST,
+                packed[NativeLayout.ADVICE_HASH_BUCKETS],
+                (int) packed[NativeLayout.ADVICE_PREFIX_LENGTH],
+                packed[NativeLayout.ADVICE_BLOOM_RATIO_MICROS] / 1e6,
+                packed[NativeLayout.ADVICE_FILTER] == NativeLayout.FILTER_BLOOM
+                        ? Filter.BLOOM
+                        : Filter.KEEP,
+                (int) packed[NativeLayout.ADVICE_BLOOM_BITS_PER_KEY],
                 wholeKey < 0 ? null : wholeKey == 1,
-                packed[PACKED_ARENA_BLOCK],
-                packed[PACKED_FIXED_ALLOCATION]);
+                packed[NativeLayout.ADVICE_ARENA_BLOCK_SIZE],
+                packed[NativeLayout.ADVICE_FIXED_ALLOCATION]);
     }
 
     public boolean tuned() {
         return tuned;
     }
 
-    /** The advisor's reason code ({@link TuningAdvisor#REASON_NONE} when tuned). */
+    /** The advisor's reason code ({@link NativeLayout#REASON_NONE} when tuned). */
     public int reasonCode() {
         return reasonCode;
     }

@@ -6,6 +6,7 @@ package io.falconstate.flink.cache;
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconStateBackend;
 import io.falconstate.flink.StateBackendCalls;
+import io.falconstate.flink.nativeaccess.CacheStats;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.ValueState;
@@ -165,8 +166,7 @@ class CachePortabilityTest {
         }
     }
 
-    // -- helpers
-    // -----------------------------------------------------------------------------------
+    // --- helpers ---
 
     private EmbeddedRocksDBStateBackend rocksDb(SnapshotKind kind) {
         EmbeddedRocksDBStateBackend rocksDb =

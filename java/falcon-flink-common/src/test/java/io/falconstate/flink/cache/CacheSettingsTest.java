@@ -3,7 +3,8 @@
  */
 package io.falconstate.flink.cache;
 
-import io.falconstate.flink.FalconOptions;
+import io.falconstate.flink.budget.CacheBudgets;
+import io.falconstate.flink.config.FalconOptions;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;

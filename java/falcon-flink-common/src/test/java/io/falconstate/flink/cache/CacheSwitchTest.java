@@ -200,12 +200,12 @@ class CacheSwitchTest {
     @Test
     void logLinesHaveTheDocumentedFormat() {
         assertThat(
-                        io.falconstate.flink.FalconLog.cacheOffLine(
+                        io.falconstate.flink.log.FalconLog.cacheOffLine(
                                 "s, VALUE", "hit ratio 0.12 over 20000 reads", 200000))
                 .isEqualTo(
                         "[FALCON] <s, VALUE> cache off: hit ratio 0.12 over 20000 reads; tried"
                                 + " again after 200000 operations");
-        assertThat(io.falconstate.flink.FalconLog.cacheOnLine("m, MAP", 0.625, 19000))
+        assertThat(io.falconstate.flink.log.FalconLog.cacheOnLine("m, MAP", 0.625, 19000))
                 .isEqualTo("[FALCON] <m, MAP> cache on: hit ratio 0.63 over 19000 reads");
     }
 }

@@ -3,7 +3,7 @@
  */
 package io.falconstate.flink.cache;
 
-import io.falconstate.flink.FalconOptions;
+import io.falconstate.flink.config.FalconOptions;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;

@@ -4,7 +4,7 @@
 package io.falconstate.flink.cache;
 
 import io.falconstate.flink.FalconKeyedStateBackend;
-import io.falconstate.flink.FalconOptions;
+import io.falconstate.flink.config.FalconOptions;
 
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;

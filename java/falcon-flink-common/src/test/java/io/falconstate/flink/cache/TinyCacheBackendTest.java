@@ -6,6 +6,7 @@ package io.falconstate.flink.cache;
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconStateBackend;
 import io.falconstate.flink.StateBackendCalls;
+import io.falconstate.flink.nativeaccess.CacheStats;
 import io.falconstate.flink.tuning.TunedBackends;
 
 import org.apache.flink.api.common.JobID;

@@ -4,10 +4,10 @@
 package io.falconstate.flink.it;
 
 import io.falconstate.flink.FalconKeyedStateBackend;
-import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackendFactory;
-import io.falconstate.flink.cache.CacheStats;
 import io.falconstate.flink.cache.HotStateCacheManager;
+import io.falconstate.flink.config.FalconOptions;
+import io.falconstate.flink.nativeaccess.CacheStats;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;

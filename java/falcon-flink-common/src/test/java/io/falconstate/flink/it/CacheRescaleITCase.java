@@ -3,8 +3,8 @@
  */
 package io.falconstate.flink.it;
 
-import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackendFactory;
+import io.falconstate.flink.config.FalconOptions;
 
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.api.common.state.CheckpointListener;

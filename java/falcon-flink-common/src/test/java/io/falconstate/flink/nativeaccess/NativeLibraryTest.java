@@ -3,8 +3,6 @@
  */
 package io.falconstate.flink.nativeaccess;
 
-import io.falconstate.flink.cache.NativeLayout;
-
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

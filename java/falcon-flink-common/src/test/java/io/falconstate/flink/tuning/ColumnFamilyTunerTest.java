@@ -3,7 +3,8 @@
  */
 package io.falconstate.flink.tuning;
 
-import io.falconstate.flink.FalconLog;
+import io.falconstate.flink.log.FalconLog;
+import io.falconstate.flink.nativeaccess.NativeLayout;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
 import org.apache.flink.api.common.state.StateDescriptor;
@@ -155,7 +156,7 @@ class ColumnFamilyTunerTest {
         tight.useSlotWriteBuffers(new SlotWriteBuffers(64 * 8 * 1024 - 64));
         TuningProfile refused = tuneLongKeyed(tight, "accState", StateDescriptor.Type.VALUE);
         assertThat(refused.tuned()).isFalse();
-        assertThat(refused.reasonCode()).isEqualTo(TuningAdvisor.REASON_WRITE_BUFFERS_TOO_SMALL);
+        assertThat(refused.reasonCode()).isEqualTo(NativeLayout.REASON_WRITE_BUFFERS_TOO_SMALL);
         assertThat(logLines)
                 .contains(
                         "INFO [FALCON] accState left untuned: the slot's write buffers cannot"

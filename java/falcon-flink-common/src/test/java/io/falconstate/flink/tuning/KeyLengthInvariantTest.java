@@ -4,10 +4,10 @@
 package io.falconstate.flink.tuning;
 
 import io.falconstate.flink.FalconKeyedStateBackend;
-import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackend;
 import io.falconstate.flink.StateBackendCalls;
 import io.falconstate.flink.cache.HotStateCacheManager;
+import io.falconstate.flink.config.FalconOptions;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
 import org.apache.flink.api.common.JobID;
@@ -173,8 +173,7 @@ class KeyLengthInvariantTest {
         return lengths;
     }
 
-    // -- the cache's paths
-    // -------------------------------------------------------------------------
+    // --- the cache's paths ---
 
     /**
      * The lying key serializer passes registration (its sample value is 8 bytes), so the column
@@ -243,8 +242,7 @@ class KeyLengthInvariantTest {
         }
     }
 
-    // -- registration: every path, Flink's own RocksDBValueState included
-    // ---------------------------
+    // --- registration: every path, Flink's own RocksDBValueState included ---
 
     /**
      * With the cache off, Flink's {@code RocksDBValueState} builds and writes the keys; Falcon
@@ -364,8 +362,7 @@ class KeyLengthInvariantTest {
         }
     }
 
-    // -- a serializer that breaks the rules on purpose
-    // ----------------------------------------------
+    // --- a serializer that breaks the rules on purpose ---
 
     /**
      * Longs in {@code width} bytes (8 or 4), or, when lying, declared as 8 bytes but written in 12

@@ -4,10 +4,10 @@
 package io.falconstate.flink.tuning;
 
 import io.falconstate.flink.FalconKeyedStateBackend;
-import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackend;
 import io.falconstate.flink.StateBackendCalls;
 import io.falconstate.flink.cache.CachedBackends;
+import io.falconstate.flink.config.FalconOptions;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;

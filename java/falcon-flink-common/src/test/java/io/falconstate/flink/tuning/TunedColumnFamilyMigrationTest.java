@@ -162,8 +162,7 @@ public class TunedColumnFamilyMigrationTest {
         }
     }
 
-    // -- MapState beside tuned ValueStates
-    // ----------------------------------------------------------
+    // --- MapState beside tuned ValueStates ---
 
     @TestTemplate
     void mapStateUserValuesMigrateBesideHashColumnFamilies() throws Exception {
@@ -215,8 +214,7 @@ public class TunedColumnFamilyMigrationTest {
         }
     }
 
-    // -- helpers
-    // ------------------------------------------------------------------------------------
+    // --- helpers ---
 
     /**
      * Writes {@code KEYS} values with the V1 serializer, half of them pushed into SST files before

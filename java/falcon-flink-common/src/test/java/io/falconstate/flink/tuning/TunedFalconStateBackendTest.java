@@ -3,9 +3,9 @@
  */
 package io.falconstate.flink.tuning;
 
-import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackend;
 import io.falconstate.flink.FalconStateBackendTest;
+import io.falconstate.flink.config.FalconOptions;
 
 import org.apache.flink.configuration.Configuration;
 

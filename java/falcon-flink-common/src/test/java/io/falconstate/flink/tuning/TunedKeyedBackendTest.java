@@ -4,10 +4,10 @@
 package io.falconstate.flink.tuning;
 
 import io.falconstate.flink.FalconKeyedStateBackend;
-import io.falconstate.flink.FalconLog;
-import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackend;
 import io.falconstate.flink.StateBackendCalls;
+import io.falconstate.flink.config.FalconOptions;
+import io.falconstate.flink.log.FalconLog;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
 import org.apache.flink.api.common.JobID;
@@ -310,9 +310,9 @@ class TunedKeyedBackendTest {
     }
 
     /**
-     * Deliverable 3: restored column families are created before any state registers; Falcon reads
-     * the kind and serializers from the checkpoint's meta data and tunes them like new ones.
-     * Checked in the OPTIONS file RocksDB itself writes for the restored DB.
+     * Restored column families are created before any state registers; Falcon reads the kind and
+     * serializers from the checkpoint's meta data and tunes them like new ones. Checked in the
+     * OPTIONS file RocksDB itself writes for the restored DB.
      */
     @Test
     void incrementalCheckpointRestoresIntoTunedColumnFamilies() throws Exception {

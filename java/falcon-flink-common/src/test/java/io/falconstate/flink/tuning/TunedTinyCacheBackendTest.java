@@ -4,10 +4,10 @@
 package io.falconstate.flink.tuning;
 
 import io.falconstate.flink.FalconKeyedStateBackend;
-import io.falconstate.flink.FalconOptions;
 import io.falconstate.flink.FalconStateBackend;
 import io.falconstate.flink.cache.HotStateCacheManager;
 import io.falconstate.flink.cache.TinyCacheBackendTest;
+import io.falconstate.flink.config.FalconOptions;
 
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;

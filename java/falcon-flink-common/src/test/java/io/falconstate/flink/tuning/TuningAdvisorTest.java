@@ -3,6 +3,7 @@
  */
 package io.falconstate.flink.tuning;
 
+import io.falconstate.flink.nativeaccess.NativeLayout;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 import io.falconstate.flink.tuning.TuningAdvisor.StateKind;
 
@@ -35,7 +36,7 @@ class TuningAdvisorTest {
     void valueStateWithFixedLengthsGetsHashLinkListOverTheWholeKey() {
         TuningProfile p = TuningAdvisor.advise(StateKind.VALUE, 2, 8, 1, WRITE_BUFFER, true, true);
         assertThat(p.tuned()).isTrue();
-        assertThat(p.reasonCode()).isEqualTo(TuningAdvisor.REASON_NONE);
+        assertThat(p.reasonCode()).isEqualTo(NativeLayout.REASON_NONE);
         assertThat(p.memtable()).isEqualTo(TuningProfile.Memtable.HASH_LINK_LIST);
         assertThat(p.prefixLength()).isEqualTo(11);
         assertThat(p.hashBucketCount()).isEqualTo(WRITE_BUFFER / 1024);
@@ -63,11 +64,11 @@ class TuningAdvisorTest {
     void refusalsCarryTheirReason() {
         assertUntuned(
                 advise(StateKind.TIMER, 8, 16),
-                TuningAdvisor.REASON_TIMER_COLUMN_FAMILY,
+                NativeLayout.REASON_TIMER_COLUMN_FAMILY,
                 "timer column family");
         assertUntuned(
                 advise(StateKind.DEFAULT, 8, 1),
-                TuningAdvisor.REASON_DEFAULT_COLUMN_FAMILY,
+                NativeLayout.REASON_DEFAULT_COLUMN_FAMILY,
                 "default column family");
         for (StateKind kind :
                 new StateKind[] {
@@ -75,28 +76,28 @@ class TuningAdvisorTest {
                 }) {
             assertUntuned(
                     advise(kind, 8, 1),
-                    TuningAdvisor.REASON_KIND_NOT_TUNED,
+                    NativeLayout.REASON_KIND_NOT_TUNED,
                     "only value and map states are tuned");
         }
         assertUntuned(
                 advise(StateKind.VALUE, -1, 1),
-                TuningAdvisor.REASON_KEY_LENGTH_UNKNOWN,
+                NativeLayout.REASON_KEY_LENGTH_UNKNOWN,
                 "keys have no fixed serialized length");
         assertUntuned(
                 advise(StateKind.MAP, 8, -1),
-                TuningAdvisor.REASON_NAMESPACE_LENGTH_UNKNOWN,
+                NativeLayout.REASON_NAMESPACE_LENGTH_UNKNOWN,
                 "namespaces have no fixed serialized length");
         assertUntuned(
                 TuningAdvisor.advise(StateKind.VALUE, 1, 8, 1, WRITE_BUFFER, false, true),
-                TuningAdvisor.REASON_HASH_MEMTABLE_DISABLED,
+                NativeLayout.REASON_HASH_MEMTABLE_DISABLED,
                 "value-state hash memtable is switched off");
         assertUntuned(
                 TuningAdvisor.advise(StateKind.MAP, 1, 8, 1, WRITE_BUFFER, true, false),
-                TuningAdvisor.REASON_RANGE_FILTER_DISABLED,
+                NativeLayout.REASON_RANGE_FILTER_DISABLED,
                 "map-state range filter is switched off");
         assertUntuned(
                 advise(StateKind.VALUE, 65536, 1),
-                TuningAdvisor.REASON_PREFIX_TOO_LONG,
+                NativeLayout.REASON_PREFIX_TOO_LONG,
                 "key group + key + namespace is longer than 65536 bytes");
     }
 
@@ -129,7 +130,7 @@ class TuningAdvisorTest {
                 TuningAdvisor.advise(
                         () -> false, StateKind.VALUE, 1, 8, 1, WRITE_BUFFER, 0, 0, true, true);
         assertUntuned(
-                p, TuningAdvisor.REASON_NATIVE_LIBRARY_NOT_LOADED, "native library not loaded");
+                p, NativeLayout.REASON_NATIVE_LIBRARY_NOT_LOADED, "native library not loaded");
     }
 
     @Test

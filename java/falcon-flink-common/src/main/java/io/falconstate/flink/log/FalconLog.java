@@ -1,11 +1,7 @@
 /*
  * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
  */
-package io.falconstate.flink;
-
-import io.falconstate.flink.cache.CacheBudgets;
-import io.falconstate.flink.cache.NativeMemoryBudget;
-import io.falconstate.flink.nativeaccess.NativeLoadResult;
+package io.falconstate.flink.log;
 
 import org.apache.flink.configuration.MemorySize;
 
@@ -64,9 +60,9 @@ public final class FalconLog {
      * {@code [FALCON] WARN native library not loaded (tried: <each place and why>); running as the
      * stock RocksDB backend}.
      */
-    public static String nativeNotLoadedLine(NativeLoadResult result) {
+    public static String nativeNotLoadedLine(String attempts) {
         return "[FALCON] WARN native library not loaded (tried: "
-                + result.describeAttempts()
+                + attempts
                 + "); running as the stock RocksDB backend";
     }
 
@@ -76,11 +72,11 @@ public final class FalconLog {
      * native library not loaded (tried: <each place and why>); state.backend.falcon.native.required
      * is true, so no keyed state backend is created}.
      */
-    public static String nativeRequiredFailure(NativeLoadResult result) {
+    public static String nativeRequiredFailure(String attempts, String requiredOptionKey) {
         return "[FALCON] native library not loaded (tried: "
-                + result.describeAttempts()
+                + attempts
                 + "); "
-                + FalconOptions.NATIVE_REQUIRED.key()
+                + requiredOptionKey
                 + " is true, so no keyed state backend is created";
     }
 
@@ -93,7 +89,7 @@ public final class FalconLog {
     }
 
     /** Logs {@link #unknownOptionLine} at WARN, once per key per JVM. */
-    static void logUnknownOptionOnce(String key, String closestKey) {
+    public static void logUnknownOptionOnce(String key, String closestKey) {
         if (UNKNOWN_OPTIONS_LOGGED.add(key)) {
             LOG.warn(unknownOptionLine(key, closestKey));
         }
@@ -130,14 +126,14 @@ public final class FalconLog {
     }
 
     /** Logs the activation line at INFO, the first time per JVM only (built only then). */
-    static void logActivationOnce(Supplier<String> line) {
+    public static void logActivationOnce(Supplier<String> line) {
         if (ACTIVATION_LOGGED.compareAndSet(false, true)) {
             LOG.info(line.get());
         }
     }
 
     /** Logs the native-library warning at WARN, the first time per JVM only. */
-    static void logNativeNotLoadedOnce(String line) {
+    public static void logNativeNotLoadedOnce(String line) {
         if (NATIVE_WARNING_LOGGED.compareAndSet(false, true)) {
             LOG.warn(line);
         }
@@ -186,38 +182,33 @@ public final class FalconLog {
 
     /**
      * {@code [FALCON] <<state>, VALUE> falcon cache enabled, <N> states (<bytes>)}: what the
-     * subtask's cache can hold now, shared by all its cached states. {@code N} is the bytes divided
-     * by the charge of a typical entry ({@value CacheBudgets#TYPICAL_ENTRY_BYTES} bytes of key and
-     * value), capped by the entry quota when one is set.
+     * subtask's cache can hold now, shared by all its cached states; {@code states} is the caller's
+     * estimate of how many typical values fit.
      */
-    public static String cachedStateLine(String stateName, long quotaBytes, long quotaEntries) {
-        long states =
-                NativeMemoryBudget.estimateEntries(
-                        quotaBytes, quotaEntries, CacheBudgets.TYPICAL_ENTRY_BYTES);
-        return "[FALCON] <"
-                + stateName
-                + ", VALUE> falcon cache enabled, "
-                + states
-                + " states ("
-                + bytes(quotaBytes)
-                + ")";
+    public static String cachedStateLine(String stateName, long quotaBytes, long states) {
+        return cachedLine(stateName, "VALUE", states, "states", quotaBytes);
     }
 
     /**
      * {@code [FALCON] <<state>, MAP> falcon cache enabled, <N> maps (<bytes>)}: what the subtask's
-     * cache can hold now, shared by all its cached states. {@code N} is the bytes divided by the
-     * charge of a typical map ({@value CacheBudgets#TYPICAL_MAP_ENTRIES} entries of {@value
-     * CacheBudgets#TYPICAL_ENTRY_BYTES} bytes of key and value under a {@value
-     * CacheBudgets#TYPICAL_MAP_PREFIX_BYTES}-byte prefix), capped by the entry quota when one is
-     * set (a map is one entry).
+     * cache can hold now, shared by all its cached states; {@code maps} is the caller's estimate of
+     * how many typical maps fit (a map is one entry).
      */
-    public static String cachedMapStateLine(String stateName, long quotaBytes, long quotaEntries) {
-        long maps = CacheBudgets.estimateMaps(quotaBytes, quotaEntries);
+    public static String cachedMapStateLine(String stateName, long quotaBytes, long maps) {
+        return cachedLine(stateName, "MAP", maps, "maps", quotaBytes);
+    }
+
+    private static String cachedLine(
+            String stateName, String kind, long count, String unit, long quotaBytes) {
         return "[FALCON] <"
                 + stateName
-                + ", MAP> falcon cache enabled, "
-                + maps
-                + " maps ("
+                + ", "
+                + kind
+                + "> falcon cache enabled, "
+                + count
+                + " "
+                + unit
+                + " ("
                 + bytes(quotaBytes)
                 + ")";
     }
@@ -262,21 +253,21 @@ public final class FalconLog {
     }
 
     /** Logs {@link #cachedMapStateLine} at INFO (once per state and keyed backend). */
-    static void logCachedMapState(String stateName, long quotaBytes, long quotaEntries) {
+    public static void logCachedMapState(String stateName, long quotaBytes, long maps) {
         if (LOG.isInfoEnabled()) {
-            LOG.info(cachedMapStateLine(stateName, quotaBytes, quotaEntries));
+            LOG.info(cachedMapStateLine(stateName, quotaBytes, maps));
         }
     }
 
     /** Logs {@link #taskManagerCacheLine} at INFO, the first time per JVM only. */
-    static void logTaskManagerCacheOnce(int slots, long slotBytes, long slotEntries) {
+    public static void logTaskManagerCacheOnce(int slots, long slotBytes, long slotEntries) {
         if (TASKMANAGER_CACHE_LOGGED.compareAndSet(false, true)) {
             LOG.info(taskManagerCacheLine(slots, slotBytes, slotEntries));
         }
     }
 
     /** Logs {@link #subtaskCacheLine} at INFO (once per keyed backend). */
-    static void logSubtaskCache(
+    public static void logSubtaskCache(
             String taskName,
             int index,
             int parallelism,
@@ -296,9 +287,9 @@ public final class FalconLog {
     }
 
     /** Logs {@link #cachedStateLine} at INFO (once per state and keyed backend). */
-    static void logCachedState(String stateName, long quotaBytes, long quotaEntries) {
+    public static void logCachedState(String stateName, long quotaBytes, long states) {
         if (LOG.isInfoEnabled()) {
-            LOG.info(cachedStateLine(stateName, quotaBytes, quotaEntries));
+            LOG.info(cachedStateLine(stateName, quotaBytes, states));
         }
     }
 
@@ -312,7 +303,7 @@ public final class FalconLog {
     }
 
     /** Lets a test see the once-per-JVM lines again. */
-    static void resetOnceGuardsForTesting() {
+    public static void resetOnceGuardsForTesting() {
         ACTIVATION_LOGGED.set(false);
         NATIVE_WARNING_LOGGED.set(false);
         TASKMANAGER_CACHE_LOGGED.set(false);

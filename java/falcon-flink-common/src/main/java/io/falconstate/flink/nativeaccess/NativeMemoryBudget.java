@@ -1,7 +1,7 @@
 /*
  * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
  */
-package io.falconstate.flink.cache;
+package io.falconstate.flink.nativeaccess;
 
 /**
  * One slot's native {@code falcon::MemoryBudget} (created with one slot): the slot's cache bytes

@@ -1,7 +1,7 @@
 /*
  * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
  */
-package io.falconstate.flink.cache;
+package io.falconstate.flink.nativeaccess;
 
 /** The map counters of one MapState in the native cache ({@code falcon::MapStats}). */
 public final class MapCacheStats {

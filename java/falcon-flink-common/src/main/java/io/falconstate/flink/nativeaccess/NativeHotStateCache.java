@@ -1,7 +1,7 @@
 /*
  * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
  */
-package io.falconstate.flink.cache;
+package io.falconstate.flink.nativeaccess;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -36,7 +36,7 @@ public final class NativeHotStateCache implements AutoCloseable {
     /** {@link #get}: cached as absent (tombstone or known absent): RocksDB must not be read. */
     public static final int ABSENT = NativeLayout.GET_ABSENT;
 
-    /** {@link #get}: the state is bypassed; read RocksDB and do not fill. */
+    /** {@link #get}: the key cannot be cached (over a limit); read RocksDB and do not fill. */
     public static final int BYPASS = NativeLayout.GET_BYPASS;
 
     /** {@link #get}: a hit of {@code NEED_BUFFER - result} bytes that does not fit the array. */
@@ -48,8 +48,8 @@ public final class NativeHotStateCache implements AutoCloseable {
     /** Write calls: write-back records wait; call {@link #drain} until it returns 0. */
     public static final int WRITE_PENDING = NativeLayout.WRITE_PENDING;
 
-    public static final int POLICY_W_TINY_LFU = 0;
-    public static final int POLICY_LRU = 1;
+    public static final int POLICY_W_TINY_LFU = NativeLayout.POLICY_W_TINY_LFU;
+    public static final int POLICY_LRU = NativeLayout.POLICY_LRU;
 
     /** First capacity of the io buffer; it grows to the largest key + value seen. */
     static final int INITIAL_IO_BYTES = 4096;
@@ -59,63 +59,17 @@ public final class NativeHotStateCache implements AutoCloseable {
     /** The attached io buffer (native order), kept reachable while attached. */
     private ByteBuffer io;
 
-    /**
-     * Creates a cache bounded by {@code maxBytes} (key + value + per-entry overhead) and, if {@code
-     * maxEntries > 0}, by an entry count. {@code bypassThreshold <= 0} turns adaptive bypass off.
-     * Requires the native library to be loaded.
-     */
-    public NativeHotStateCache(
-            int policy,
-            long maxBytes,
-            long maxEntries,
-            double bypassThreshold,
-            int bypassWindow,
-            int bypassProbeInterval) {
-        this(
-                policy,
-                maxBytes,
-                maxEntries,
-                bypassThreshold,
-                bypassWindow,
-                bypassProbeInterval,
-                0,
-                0,
-                0,
-                true);
-    }
-
-    /**
-     * As above, plus: {@code leaseHandle} (0 or a lease from {@link NativeMemoryBudget#register};
-     * the cache takes ownership of it even when creation fails, and its quota then replaces {@code
-     * maxBytes}/{@code maxEntries}), and a dirty-byte cap ({@code dirtyCapBytes > 0}): after a
-     * write that leaves more dirty bytes than the cap, the coldest dirty entries are written back
-     * until {@code dirtyLowWaterBytes} stay dirty (reported as {@link #WRITE_PENDING}). {@code
-     * hugePages}: whether the entry blocks of a cache of 64 MiB or more, and an index of 2 MiB or
-     * more, may ask the kernel for transparent huge pages.
-     */
-    public NativeHotStateCache(
-            int policy,
-            long maxBytes,
-            long maxEntries,
-            double bypassThreshold,
-            int bypassWindow,
-            int bypassProbeInterval,
-            long leaseHandle,
-            long dirtyCapBytes,
-            long dirtyLowWaterBytes,
-            boolean hugePages) {
+    /** Creates a cache as {@code options} say. Requires the native library to be loaded. */
+    public NativeHotStateCache(NativeCacheOptions options) {
         this.handle =
                 nativeCreate(
-                        policy,
-                        maxBytes,
-                        maxEntries,
-                        bypassThreshold,
-                        bypassWindow,
-                        bypassProbeInterval,
-                        leaseHandle,
-                        dirtyCapBytes,
-                        dirtyLowWaterBytes,
-                        hugePages);
+                        options.policy(),
+                        options.maxBytes(),
+                        options.maxEntries(),
+                        options.leaseHandle(),
+                        options.dirtyCapBytes(),
+                        options.dirtyLowWaterBytes(),
+                        options.hugePages());
         try {
             attachIo(INITIAL_IO_BYTES);
         } catch (RuntimeException | Error e) {
@@ -317,9 +271,6 @@ public final class NativeHotStateCache implements AutoCloseable {
             int policy,
             long maxBytes,
             long maxEntries,
-            double bypassThreshold,
-            int bypassWindow,
-            int bypassProbeInterval,
             long leaseHandle,
             long dirtyCapBytes,
             long dirtyLowWaterBytes,

@@ -1,7 +1,7 @@
 /*
  * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
  */
-package io.falconstate.flink;
+package io.falconstate.flink.cache;
 
 /**
  * What {@link FalconKeyedStateBackend} tells a write-back cache before RocksDB is read or written

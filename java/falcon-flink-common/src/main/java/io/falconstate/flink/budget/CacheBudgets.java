@@ -1,7 +1,10 @@
 /*
  * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
  */
-package io.falconstate.flink.cache;
+package io.falconstate.flink.budget;
+
+import io.falconstate.flink.nativeaccess.NativeMapCache;
+import io.falconstate.flink.nativeaccess.NativeMemoryBudget;
 
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.execution.Environment;
@@ -47,6 +50,14 @@ public final class CacheBudgets {
     /** ...under a prefix (key group, key, namespace) of this many bytes. */
     public static final int TYPICAL_MAP_PREFIX_BYTES = 16;
 
+    /**
+     * About how many ValueState entries of {@link #TYPICAL_ENTRY_BYTES} bytes of key and value fit
+     * a quota (the entry quota caps it when set): what the cache's log line reports.
+     */
+    public static long estimateStates(long quotaBytes, long quotaEntries) {
+        return NativeMemoryBudget.estimateEntries(quotaBytes, quotaEntries, TYPICAL_ENTRY_BYTES);
+    }
+
     /** Maps of the typical size the quota holds, capped by the entry quota (0: none). */
     public static long estimateMaps(long quotaBytes, long quotaEntries) {
         long charge =
@@ -73,26 +84,32 @@ public final class CacheBudgets {
     }
 
     /**
-     * Joins the slot's cache budget. {@code cacheFraction} is {@code a·f} (managed mode, > 0) and
-     * {@code weight} is {@code f}. Returns null when the cache can hold nothing (no cache then).
+     * Joins the slot's cache budget: a fixed size per subtask ({@code fixedBytesPerSubtask} and
+     * {@code fixedEntriesPerSubtask} when {@code fixedSize}), or a share of managed memory. {@code
+     * cacheFraction} is {@code a·f} (managed mode, > 0) and {@code weight} is {@code f}; {@code
+     * entriesPerTaskManager} caps the entries (0: none). Returns null when the cache can hold
+     * nothing (no cache then).
      */
     public static SubtaskCacheBudget acquire(
             Environment env,
-            CacheSettings settings,
+            boolean fixedSize,
+            long fixedBytesPerSubtask,
+            long fixedEntriesPerSubtask,
+            long entriesPerTaskManager,
             double cacheFraction,
             double weight,
             String name)
             throws IOException {
         MemoryManager memoryManager = env.getMemoryManager();
-        long slotEntries = slotEntries(settings.entriesPerTaskManager(), slots(env));
+        long slotEntries = slotEntries(entriesPerTaskManager, slots(env));
         OpaqueMemoryResource<SlotCacheBudget> resource;
         try {
-            if (settings.isFixedSize()) {
+            if (fixedSize) {
                 resource =
                         memoryManager.getExternalSharedMemoryResource(
                                 FIXED_TYPE,
                                 size -> new SlotCacheBudget(0, 0),
-                                settings.fixedBytesPerSubtask());
+                                fixedBytesPerSubtask);
             } else {
                 if (!(cacheFraction > 0) || !(weight > 0)) {
                     return null;
@@ -117,14 +134,14 @@ public final class CacheBudgets {
             // The native registration records the slot's subtask count and this subtask's
             // quota in the same locked step, so the subtask's [FALCON] line states one moment
             // even while the slot's other subtasks join or leave.
-            lease = slotBudget.register(settings.isFixedSize() ? 1.0 : weight, name);
+            lease = slotBudget.register(fixedSize ? 1.0 : weight, name);
             NativeMemoryBudget.JoinedFacts joined = NativeMemoryBudget.joinedFacts(lease);
             return new SubtaskCacheBudget(
                     resource,
                     lease,
-                    settings.isFixedSize(),
-                    settings.fixedBytesPerSubtask(),
-                    settings.fixedEntriesPerSubtask(),
+                    fixedSize,
+                    fixedBytesPerSubtask,
+                    fixedEntriesPerSubtask,
                     joined.subtasks(),
                     joined.quotaBytes(),
                     joined.quotaEntries());

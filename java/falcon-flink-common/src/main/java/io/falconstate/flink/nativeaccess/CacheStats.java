@@ -1,7 +1,7 @@
 /*
  * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
  */
-package io.falconstate.flink.cache;
+package io.falconstate.flink.nativeaccess;
 
 /**
  * The statistics of one cached state, or of a whole cache, at one moment (what {@code
@@ -34,7 +34,7 @@ public final class CacheStats {
         return values[NativeLayout.STAT_MISSES];
     }
 
-    /** Gets that bypassed the cache (adaptive bypass, or a key too long to cache). */
+    /** Gets of keys the cache cannot hold (over a limit), answered by RocksDB. */
     public long bypassedGets() {
         return values[NativeLayout.STAT_BYPASSED_GETS];
     }
@@ -86,15 +86,6 @@ public final class CacheStats {
 
     public long dirtyBytes() {
         return values[NativeLayout.STAT_DIRTY_BYTES];
-    }
-
-    /** Times the state entered bypass. */
-    public long bypassEntered() {
-        return values[NativeLayout.STAT_BYPASS_ENTERED];
-    }
-
-    public boolean bypassedNow() {
-        return values[NativeLayout.STAT_BYPASSED_NOW] != 0;
     }
 
     /** The whole cache's byte bound when these were read. */

@@ -1,7 +1,7 @@
 /*
  * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
  */
-package io.falconstate.flink.cache;
+package io.falconstate.flink.nativeaccess;
 
 /** A cache's quota at one moment: bytes, and entries (0: no entry cap). Immutable. */
 public final class CacheQuota {

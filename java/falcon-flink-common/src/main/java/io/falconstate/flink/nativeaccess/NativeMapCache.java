@@ -1,7 +1,7 @@
 /*
  * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
  */
-package io.falconstate.flink.cache;
+package io.falconstate.flink.nativeaccess;
 
 import java.nio.ByteBuffer;
 
@@ -29,7 +29,7 @@ public final class NativeMapCache {
 
     private final NativeHotStateCache cache;
 
-    NativeMapCache(NativeHotStateCache cache) {
+    public NativeMapCache(NativeHotStateCache cache) {
         this.cache = cache;
     }
 
@@ -114,6 +114,55 @@ public final class NativeMapCache {
             long maxMapBytes) {
         in(prefix, prefixLength, null, 0, packed, packedLength, 0);
         return nativeLoad(cache.handle(), stateId, prefixLength, count, packedLength, maxMapBytes);
+    }
+
+    /**
+     * A miss in one native call: caches the map read from RocksDB ({@code count} packed records),
+     * as {@link #load}, then looks {@code userKey} up in it, as {@link #get} (only when the map got
+     * cached; otherwise the answer is {@link #MISS}). Returns both: {@link #writeBits} and {@link
+     * #answer} take them apart.
+     */
+    public long loadAndGet(
+            int stateId,
+            byte[] prefix,
+            int prefixLength,
+            byte[] userKey,
+            int userKeyLength,
+            byte[] packed,
+            int packedLength,
+            int count,
+            long maxMapBytes,
+            byte[] valueOut) {
+        ByteBuffer b = in(prefix, prefixLength, userKey, userKeyLength, packed, packedLength, 0);
+        long r =
+                nativeLoadGet(
+                        cache.handle(),
+                        stateId,
+                        prefixLength,
+                        userKeyLength,
+                        count,
+                        packedLength,
+                        maxMapBytes);
+        int answer = (int) r;
+        if (answer >= 0) {
+            if (answer > valueOut.length) {
+                answer = NEED_BUFFER - answer;
+            } else {
+                b.clear();
+                b.get(valueOut, 0, answer);
+            }
+        }
+        return (r & 0xFFFF_FFFF_0000_0000L) | (answer & 0xFFFF_FFFFL);
+    }
+
+    /** The write bits of a {@link #loadAndGet} result. */
+    public static int writeBits(long loadAndGet) {
+        return (int) (loadAndGet >>> 32);
+    }
+
+    /** The lookup's answer of a {@link #loadAndGet} result, as {@link #get} answers. */
+    public static int answer(long loadAndGet) {
+        return (int) loadAndGet;
     }
 
     /** Write-back put into a cached map. Returns write bits. */
@@ -237,6 +286,15 @@ public final class NativeMapCache {
             long handle,
             int stateId,
             int prefixLength,
+            int count,
+            int packedLength,
+            long maxMapBytes);
+
+    private static native long nativeLoadGet(
+            long handle,
+            int stateId,
+            int prefixLength,
+            int keyLength,
             int count,
             int packedLength,
             long maxMapBytes);

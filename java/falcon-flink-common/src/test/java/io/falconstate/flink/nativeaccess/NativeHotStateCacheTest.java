@@ -1,9 +1,7 @@
 /*
  * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
  */
-package io.falconstate.flink.cache;
-
-import io.falconstate.flink.nativeaccess.NativeLibrary;
+package io.falconstate.flink.nativeaccess;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -16,11 +14,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-import static io.falconstate.flink.cache.NativeHotStateCache.ABSENT;
-import static io.falconstate.flink.cache.NativeHotStateCache.MISS;
-import static io.falconstate.flink.cache.NativeHotStateCache.NEED_BUFFER;
-import static io.falconstate.flink.cache.NativeHotStateCache.WRITE_NOT_CACHED;
-import static io.falconstate.flink.cache.NativeHotStateCache.WRITE_PENDING;
+import static io.falconstate.flink.nativeaccess.NativeHotStateCache.ABSENT;
+import static io.falconstate.flink.nativeaccess.NativeHotStateCache.MISS;
+import static io.falconstate.flink.nativeaccess.NativeHotStateCache.NEED_BUFFER;
+import static io.falconstate.flink.nativeaccess.NativeHotStateCache.WRITE_NOT_CACHED;
+import static io.falconstate.flink.nativeaccess.NativeHotStateCache.WRITE_PENDING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -37,9 +35,7 @@ class NativeHotStateCacheTest {
 
     @BeforeEach
     void createCache() {
-        cache =
-                new NativeHotStateCache(
-                        NativeHotStateCache.POLICY_W_TINY_LFU, 1 << 20, 0, 0.0, 20000, 200000);
+        cache = new NativeHotStateCache(NativeCacheOptions.fixedSize(1 << 20));
     }
 
     @AfterEach
@@ -234,7 +230,7 @@ class NativeHotStateCacheTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> cache.stats(4096)) // HotStateCache::kMaxStates
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new NativeHotStateCache(7, 1, 0, 0, 1, 1))
+        assertThatThrownBy(() -> new NativeHotStateCache(NativeCacheOptions.fixedSize(1).policy(7)))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -261,9 +257,7 @@ class NativeHotStateCacheTest {
      */
     private void recreateCache(long maxBytes) {
         cache.close();
-        cache =
-                new NativeHotStateCache(
-                        NativeHotStateCache.POLICY_W_TINY_LFU, maxBytes, 0, 0.0, 20000, 200000);
+        cache = new NativeHotStateCache(NativeCacheOptions.fixedSize(maxBytes));
     }
 
     private List<String> drainAll() {

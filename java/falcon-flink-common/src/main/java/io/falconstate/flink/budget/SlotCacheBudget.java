@@ -1,7 +1,9 @@
 /*
  * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
  */
-package io.falconstate.flink.cache;
+package io.falconstate.flink.budget;
+
+import io.falconstate.flink.nativeaccess.NativeMemoryBudget;
 
 /**
  * The cache budget of one slot: the bytes the slot's managed-memory reservation holds (or 0 with a

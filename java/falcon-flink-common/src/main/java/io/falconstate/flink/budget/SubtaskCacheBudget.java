@@ -1,7 +1,9 @@
 /*
  * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
  */
-package io.falconstate.flink.cache;
+package io.falconstate.flink.budget;
+
+import io.falconstate.flink.nativeaccess.NativeMemoryBudget;
 
 import org.apache.flink.runtime.memory.OpaqueMemoryResource;
 
@@ -84,8 +86,8 @@ public final class SubtaskCacheBudget implements AutoCloseable {
     }
 
     /**
-     * The lease handle for {@link CacheSettings#createNativeCache(long)}, which owns it from then
-     * on; 0 with a fixed size (the cache then has fixed bounds and the lease only counts).
+     * The lease handle for the subtask's native cache, which owns it from then on; 0 with a fixed
+     * size (the cache then has fixed bounds and the lease only counts).
      */
     public long takeLease() {
         if (fixedSize) {
