@@ -17,6 +17,7 @@
 #include "cache/bytes.h"
 #include "cache/cache_core.h"
 #include "cache_capacity.h"
+#include "cache_policies.h"
 #include "recording_sink.h"
 
 namespace falcon {
@@ -434,12 +435,8 @@ TEST_P(HotStateCacheTest, AccountingMatchesTheAllocator) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, HotStateCacheTest,
-                         ::testing::Values(CachePolicy::kWTinyLfu,
-                                           CachePolicy::kLru),
-                         [](const ::testing::TestParamInfo<CachePolicy>& p) {
-                           return p.param == CachePolicy::kLru ? "Lru"
-                                                               : "WTinyLfu";
-                         });
+                         testing_harness::kPolicies,
+                         testing_harness::PolicyName);
 
 }  // namespace
 }  // namespace falcon

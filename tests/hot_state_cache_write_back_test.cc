@@ -12,6 +12,7 @@
 
 #include "cache/cache_core.h"
 #include "cache_capacity.h"
+#include "cache_policies.h"
 #include "falcon/hot_state_cache.h"
 #include "recording_sink.h"
 
@@ -239,12 +240,8 @@ TEST_P(HotStateCacheWriteBackTest, WriteBackDirtyHonoursTheBound) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, HotStateCacheWriteBackTest,
-                         ::testing::Values(CachePolicy::kWTinyLfu,
-                                           CachePolicy::kLru),
-                         [](const ::testing::TestParamInfo<CachePolicy>& p) {
-                           return p.param == CachePolicy::kLru ? "Lru"
-                                                               : "WTinyLfu";
-                         });
+                         testing_harness::kPolicies,
+                         testing_harness::PolicyName);
 
 }  // namespace
 }  // namespace falcon
