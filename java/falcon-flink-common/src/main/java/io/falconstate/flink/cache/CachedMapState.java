@@ -194,7 +194,8 @@ public final class CachedMapState<K, N, UK, UV>
      * cache lookup serialized: a map over the cap costs one serialization per operation, as stock.
      */
     private int readThrough(int prefixLength, int keyLength) {
-        return column.get(rawKey, rawKey(prefixLength, keyLength), valueBuffer);
+        int length = rawKey(prefixLength, keyLength); // may replace rawKey: first
+        return column.get(rawKey, length, valueBuffer);
     }
 
     /** Copies the current map's prefix and the serialized user key into {@link #rawKey}. */

@@ -39,8 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -202,6 +204,62 @@ public class TinyCacheBackendTest {
         } finally {
             backend.dispose();
         }
+    }
+
+    /**
+     * Keys of a map too large for the cache are read, written and removed in RocksDB with the bytes
+     * the lookup serialized, whatever their length: user keys from 1 to 2,048 characters, past the
+     * size of every reused key buffer (values of 8 KiB put the map over the cache).
+     */
+    @Test
+    public void testMapTooLargeForTheCacheTakesKeysOfEveryLength() throws Exception {
+        CheckpointableKeyedStateBackend<Integer> backend =
+                createKeyedBackend(IntSerializer.INSTANCE);
+        try {
+            MapState<String, String> map =
+                    backend.getPartitionedState(
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            new MapStateDescriptor<>(
+                                    "long-keys",
+                                    StringSerializer.INSTANCE,
+                                    StringSerializer.INSTANCE));
+            backend.setCurrentKey(3);
+            List<String> keys = new ArrayList<>();
+            StringBuilder key = new StringBuilder("k");
+            for (int i = 0; i < 12; i++) {
+                keys.add(key.toString());
+                map.put(key.toString(), valueOf(key.length()));
+                key.append(key);
+            }
+            HotStateCacheManager<Integer> cache =
+                    ((FalconKeyedStateBackend<Integer>) backend).getHotStateCache();
+            assertThat(cache).isNotNull();
+            // Longer than every key written so far: the first use of its length is a read.
+            assertThat(map.get(key.toString())).isNull();
+            assertThat(map.contains(key.toString() + key)).isFalse();
+            for (String k : keys) {
+                assertThat(map.get(k)).isEqualTo(valueOf(k.length()));
+                assertThat(map.contains(k)).isTrue();
+                assertThat(map.get(k + "?")).isNull();
+            }
+            map.remove(keys.get(11));
+            map.put(keys.get(10), "changed");
+            assertThat(map.get(keys.get(11))).isNull();
+            assertThat(map.get(keys.get(10))).isEqualTo("changed");
+            assertThat(cache.mapStats("long-keys").oversized()).isPositive();
+        } finally {
+            backend.dispose();
+        }
+    }
+
+    /** An 8 KiB value that names {@code keyLength}. */
+    private static String valueOf(int keyLength) {
+        StringBuilder value = new StringBuilder("value of ").append(keyLength).append(':');
+        while (value.length() < 8192) {
+            value.append((char) ('a' + value.length() % 26));
+        }
+        return value.toString();
     }
 
     /** The configuration really evicts and writes back, and nothing is lost doing so. */
