@@ -38,8 +38,9 @@ log "Java build and tests (every Flink minor: full suites on 1.16 and 1.20, seam
 echo "native stages took $((SECONDS - start)) s"
 mvn_cmd verify -Dfalcon.native.library="$(native_library)"
 
-# The cache's Java tests again (Flink's state backend test base on a tiny cache, the MapState
-# differential test), on a libfalcon_jni.so built with AddressSanitizer and UBSan: the JVM gets
+# The cache's and the native wrappers' Java tests again (Flink's state backend test base on a
+# tiny cache, the MapState differential test, every native call's argument checks, the JNI
+# constants), on a libfalcon_jni.so built with AddressSanitizer and UBSan: the JVM gets
 # libasan preloaded (it must come first); the JVM's own SIGSEGV handling and stacks are left
 # alone, and leaks are not checked (the JVM does not free at exit). About 5 minutes with the
 # two Surefire forks the pom sets.
@@ -48,7 +49,7 @@ build_preset asan-jni
 LD_PRELOAD="$(gcc -print-file-name=libasan.so)" \
   ASAN_OPTIONS="detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0:detect_stack_use_after_return=0:abort_on_error=1" \
   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
-  mvn_cmd -o -pl falcon-flink-1.16 surefire:test -Dtest='io.falconstate.flink.cache.*Test' \
+  mvn_cmd -o -pl falcon-flink-1.16 surefire:test -Dtest='io.falconstate.flink.cache.*Test,io.falconstate.flink.nativeaccess.NativeHotStateCacheTest,io.falconstate.flink.nativeaccess.NativeLayoutTest' \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfalcon.native.library="$FALCON_ROOT/build/asan-jni/native/libfalcon_jni.so"
 
 # The jar Maven just built and the dev library, as a release bundle, installed into a real Flink 1.16.3
