@@ -239,6 +239,24 @@ jint WriteBackDirty(JNIEnv* env, jclass, jlong handle, jlong max_dirty_bytes) {
   });
 }
 
+// Up to max_entries dirty entries written back (a slice ahead of a barrier).
+jint WriteBackSome(JNIEnv* env, jclass, jlong handle, jint max_entries) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr) return kErrorReturn;
+    if (max_entries < 0) {
+      ThrowIllegalArgument(env, "falcon: negative slice size");
+      return kErrorReturn;
+    }
+    Status s = nc->cache->WriteBackSome(static_cast<size_t>(max_entries));
+    if (!s.ok()) {
+      ThrowStatus(env, s);
+      return kErrorReturn;
+    }
+    return PendingCode(nc);
+  });
+}
+
 // Re-reads the lease quota and evicts down to it (no-op without a lease).
 jint ShrinkToQuota(JNIEnv* env, jclass, jlong handle) {
   return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
@@ -387,6 +405,7 @@ bool RegisterHotStateCache(JNIEnv* env) {
       FALCON_NATIVE("nativeRemove", "(JII)I", Remove),
       FALCON_NATIVE("nativeFlush", "(JI)I", Flush),
       FALCON_NATIVE("nativeWriteBackDirty", "(JJ)I", WriteBackDirty),
+      FALCON_NATIVE("nativeWriteBackSome", "(JI)I", WriteBackSome),
       FALCON_NATIVE("nativeDrain", "(JLjava/nio/ByteBuffer;)I", Drain),
       FALCON_NATIVE("nativeDropState", "(JI)V", DropState),
       FALCON_NATIVE("nativeClear", "(J)V", Clear),

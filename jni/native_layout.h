@@ -26,7 +26,7 @@ namespace falcon::jni::layout {
 
 // 2: MapState, 3: allocated bytes, 4: a record's prefix length, 5: no
 // adaptive bypass statistics
-constexpr jint kLayoutVersion = 5;
+constexpr jint kLayoutVersion = 6;
 
 // A write-back record, as NativeHotStateCache.drain() hands them to Java
 // (native byte order): int32 state id | int32 key length | int32 value length

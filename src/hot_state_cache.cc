@@ -58,6 +58,9 @@ Status HotStateCache::FlushAll() { return core_->FlushAll(); }
 Status HotStateCache::WriteBackDirty(uint64_t max_dirty_bytes) {
   return core_->WriteBackDirty(max_dirty_bytes);
 }
+Status HotStateCache::WriteBackSome(size_t max_entries) {
+  return core_->WriteBackSome(max_entries);
+}
 void HotStateCache::DropState(uint32_t state_id) { core_->DropState(state_id); }
 void HotStateCache::Clear() { core_->Clear(); }
 Status HotStateCache::ShrinkToQuota() { return core_->ShrinkToQuota(); }

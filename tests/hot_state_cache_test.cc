@@ -419,6 +419,15 @@ TEST_P(HotStateCacheTest, AccountingMatchesTheAllocator) {
       EXPECT_EQ(c.bytes(), 20000u * HotStateCache::ChargeFor(16, 64));
       EXPECT_EQ(HotStateCache::ChargeFor(16, 64), 16u + 64u + 48u);
     }
+    // Every entry is dirty: the dirty set's slots (at most 32 KiB slots for
+    // 20,000 entries) are allocated too, until a flush releases them.
+    EXPECT_LE(c.AllocatedBytes(),
+              c.bytes() + 32768u * 8 + (1u << 15) +
+                  (arena ? cache_internal::BlockArena::kChunkBytes +
+                               cache_internal::BlockArena::kSlabBytes
+                         : 0) +
+                  20000u * 24);
+    ASSERT_TRUE(c.FlushAll().ok());
     uint64_t blocks = c.bytes() - 20000u * HotStateCache::kEntryOverheadBytes;
     // Index slots and sketch together stay within the 24 bytes charged. What
     // the arena holds beyond its blocks (a 64 MiB cache: 2 MiB huge-page

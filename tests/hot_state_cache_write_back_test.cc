@@ -239,6 +239,112 @@ TEST_P(HotStateCacheWriteBackTest, WriteBackDirtyHonoursTheBound) {
   EXPECT_EQ(sink.out.size(), 100u);
 }
 
+// Slices ahead of a barrier: each writes back at most its bound, they
+// reach every dirty entry once, entries dirtied again are written again, and
+// the flush that follows writes only what the slices left.
+TEST_P(HotStateCacheWriteBackTest, SlicesReachEveryDirtyEntryOnce) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 1 << 30), &sink);
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_TRUE(c.Put(i % 3, "key" + std::to_string(i), "v0").ok());
+  }
+  // Half of them clean again: slices must not count or write those.
+  ASSERT_TRUE(c.Flush(0).ok());
+  const size_t flushed = sink.out.size();
+  EXPECT_EQ(flushed, 334u);
+  std::map<std::string, int> writes;
+  size_t slices = 0;
+  while (c.dirty_bytes() > 0) {
+    const size_t before = sink.out.size();
+    ASSERT_TRUE(c.WriteBackSome(50).ok());
+    ASSERT_LE(sink.out.size() - before, 50u);
+    ASSERT_GT(sink.out.size(), before) << "a slice made no progress";
+    ++slices;
+  }
+  EXPECT_EQ(slices, (1000u - flushed + 49) / 50);
+  for (size_t i = flushed; i < sink.out.size(); ++i) {
+    EXPECT_NE(sink.out[i].state, 0u);
+    ++writes[sink.out[i].key];
+  }
+  EXPECT_EQ(writes.size(), 1000u - flushed);
+  for (const auto& [key, n] : writes) EXPECT_EQ(n, 1) << key;
+  // Dirtied again after its slice: written again, by the flush.
+  ASSERT_TRUE(c.Put(1, "key1", "v1").ok());
+  ASSERT_TRUE(c.Remove(2, "key2").ok());
+  const size_t before_flush = sink.out.size();
+  ASSERT_TRUE(c.FlushAll().ok());
+  ASSERT_EQ(sink.out.size(), before_flush + 2);
+  EXPECT_EQ(sink.out[before_flush].key, "key1");
+  EXPECT_EQ(sink.out[before_flush].value, "v1");
+  EXPECT_TRUE(sink.out[before_flush + 1].is_delete);
+  EXPECT_EQ(c.Stats(1).dirty_entries + c.Stats(2).dirty_entries, 0u);
+}
+
+// The dirty set follows every way an entry leaves the dirty state: a value
+// that grows into a new block, eviction, a dropped state and Clear.
+TEST_P(HotStateCacheWriteBackTest, FlushFindsDirtyEntriesAfterMovesAndDrops) {
+  RecordingSink sink;
+  CacheOptions o = Opts(GetParam(), 64 << 10);
+  o.write_back_batch = 0;
+  HotStateCache c(o, &sink);
+  for (int i = 0; i < 2000; ++i) {
+    const std::string key = "key" + std::to_string(i);
+    ASSERT_TRUE(c.Put(i % 2, key, "v").ok());
+    // A new block for a third of them (the value grows past its block).
+    if (i % 3 == 0) {
+      ASSERT_TRUE(c.Put(i % 2, key, std::string(300, 'g')).ok());
+    }
+  }
+  ASSERT_GT(c.Stats(0).evictions + c.Stats(1).evictions, 0u);
+  c.DropState(1);
+  const size_t before = sink.out.size();
+  const uint64_t dirty0 = c.Stats(0).dirty_entries;
+  ASSERT_TRUE(c.FlushAll().ok());
+  EXPECT_EQ(sink.out.size() - before, dirty0);
+  for (size_t i = before; i < sink.out.size(); ++i) {
+    const int k = std::stoi(sink.out[i].key.substr(3));
+    EXPECT_EQ(k % 2, 0);
+    EXPECT_EQ(sink.out[i].value.size(), k % 3 == 0 ? 300u : 1u) << k;
+  }
+  EXPECT_EQ(c.dirty_bytes(), 0u);
+  ASSERT_TRUE(c.Put(0, "after-clear", "x").ok());
+  c.Clear();
+  ASSERT_TRUE(c.WriteBackSome(10).ok());
+  ASSERT_TRUE(c.FlushAll().ok());
+  EXPECT_EQ(c.dirty_bytes(), 0u);
+}
+
+// The dirty set's slots count against the byte capacity: a cache whose
+// entries are all dirty holds fewer of them, and stays within its capacity
+// with the set included; a flush releases the set.
+TEST_P(HotStateCacheWriteBackTest, DirtySetCountsAgainstCapacity) {
+  RecordingSink sink;
+  CacheOptions o = Opts(GetParam(), 256 << 10);
+  o.write_back_batch = 0;
+  CacheCore c(o, &sink);
+  for (int i = 0; i < 10000; ++i) {
+    ASSERT_TRUE(c.Put(0, "key" + std::to_string(i), std::string(40, 'v')).ok());
+    ASSERT_LE(c.bytes() + c.dirty_set_bytes(), c.capacity_bytes());
+  }
+  const uint64_t dirty_entries = c.Stats(0).dirty_entries;
+  ASSERT_GT(dirty_entries, 0u);
+  // Room for entries is what the capacity leaves after the set's slots.
+  const uint64_t per_entry = HotStateCache::ChargeFor(8, 40) + 16;
+  EXPECT_LT(c.entries(), c.capacity_bytes() / HotStateCache::ChargeFor(8, 40));
+  EXPECT_GT(c.entries(), c.capacity_bytes() / (per_entry + 3 * 8));
+  EXPECT_GT(c.dirty_set_bytes(), dirty_entries * 8);
+  ASSERT_TRUE(c.FlushAll().ok());
+  EXPECT_EQ(c.Stats(0).dirty_entries, 0u);
+  EXPECT_EQ(c.dirty_set_bytes(), 0u);
+  // A quota far below the set's slots: evicts every entry, then stops.
+  ASSERT_TRUE(c.Put(0, "again", "v").ok());
+  for (int i = 0; i < 2000; ++i) {
+    ASSERT_TRUE(c.Put(0, "k" + std::to_string(i), std::string(40, 'v')).ok());
+  }
+  ASSERT_TRUE(testing_harness::SetCapacity(c, 256, 0).ok());
+  EXPECT_EQ(c.entries(), 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, HotStateCacheWriteBackTest,
                          testing_harness::kPolicies,
                          testing_harness::PolicyName);

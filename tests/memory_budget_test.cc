@@ -153,7 +153,9 @@ TEST(MemoryBudget, CacheShrinksToItsNewQuota) {
     ASSERT_TRUE(r.ok());
   }
   EXPECT_LE(cache.bytes(), 64u << 10);
-  EXPECT_GT(cache.bytes(), 60u << 10);
+  // Every entry is dirty: the dirty set's slots (1,024 x 8 bytes for these
+  // ~400 entries) take the rest.
+  EXPECT_GT(cache.bytes(), 54u << 10);
   // A second subtask with three times the weight joins: quota drops to 1/4.
   auto second = (*b)->Register(0, 3.0, "second");
   ASSERT_TRUE(second.ok());

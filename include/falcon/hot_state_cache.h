@@ -70,6 +70,11 @@ class HotStateCache : public CacheLimits {
   // Writes back dirty entries, coldest first, until dirty_bytes() <=
   // max_dirty_bytes; they stay cached, clean.
   [[nodiscard]] Status WriteBackDirty(uint64_t max_dirty_bytes);
+  // Writes back up to `max_entries` dirty entries, in no particular order
+  // (each call goes on from where the last one stopped); they stay cached,
+  // clean. For write-back ahead of a checkpoint barrier, in small slices.
+  // Flushes and slices visit dirty entries only, never the clean ones.
+  [[nodiscard]] Status WriteBackSome(size_t max_entries);
   // Forget a state's / every entry without write-back; statistics stay.
   void DropState(uint32_t state_id);
   void Clear();

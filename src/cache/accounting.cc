@@ -53,7 +53,10 @@ void Accounting::AddEntry(uint32_t state, uint64_t usable) {
 void Accounting::RemoveEntry(const Entry* e, uint64_t usable) {
   const uint64_t charge = usable + kOverheadBytes;
   CacheStats& st = states_[e->state()].stats;
-  if (e->dirty()) RemoveDirty(st, charge);
+  if (e->dirty()) {
+    RemoveDirty(st, charge);
+    dirty_set_.Erase(e);
+  }
   bytes_ -= charge;
   block_bytes_ -= usable;
   count_ -= 1;
@@ -67,9 +70,11 @@ void Accounting::SetDirty(Entry* e, bool dirty) {
   if (dirty) {
     e->bits |= kDirtyBit;
     AddDirty(st, e->charge());
+    dirty_set_.Insert(e);
   } else {
     e->bits = static_cast<uint16_t>(e->bits & ~(kDirtyBit | kNotInDbBit));
     RemoveDirty(st, e->charge());
+    dirty_set_.Erase(e);
   }
 }
 
@@ -99,6 +104,7 @@ void Accounting::WrittenBack(const Entry* e) {
 
 void Accounting::ClearEntries() {
   count_ = bytes_ = block_bytes_ = dirty_bytes_ = dirty_count_ = 0;
+  dirty_set_.Clear();
   for (StateSlot& s : states_) {
     s.stats.entries = s.stats.bytes = s.stats.dirty_entries =
         s.stats.dirty_bytes = 0;

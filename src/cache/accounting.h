@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cache/dirty_set.h"
 #include "cache/entry.h"
 #include "falcon/cache_types.h"
 
@@ -70,6 +71,9 @@ class Accounting {
   uint64_t block_bytes() const { return block_bytes_; }
   uint64_t dirty_bytes() const { return dirty_bytes_; }
   uint64_t dirty_entries() const { return dirty_count_; }
+  // Exactly the cached dirty entries.
+  DirtySet& dirty_set() { return dirty_set_; }
+  uint64_t dirty_set_bytes() const { return dirty_set_.bytes(); }
 
  private:
   StateSlot& Grow(uint32_t state);
@@ -82,6 +86,7 @@ class Accounting {
   uint64_t block_bytes_ = 0;  // sum of the blocks' usable sizes
   uint64_t dirty_bytes_ = 0;
   uint64_t dirty_count_ = 0;
+  DirtySet dirty_set_;
 };
 
 }  // namespace cache_internal

@@ -49,7 +49,7 @@ CacheCore::~CacheCore() {
 
 uint64_t CacheCore::AllocatedBytes() const {
   return blocks_.HeldBytes(accounting_.block_bytes()) + index_.bytes() +
-         admission_.bytes() + window_.bytes();
+         admission_.bytes() + window_.bytes() + accounting_.dirty_set_bytes();
 }
 
 // --- capacity ---
@@ -331,21 +331,32 @@ Status CacheCore::Flush(uint32_t state_id) {
   const StateSlot* s = accounting_.Find(state_id);
   if (s == nullptr || s->stats.dirty_entries == 0) return Status::OK();
   std::vector<Entry*> entries;
-  entries.reserve(s->stats.dirty_entries);
-  return WriteBackColdFirst(&entries, [&](Entry* e) {
-    if (e->state() == state_id) entries.push_back(e);
-    return true;
-  });
+  accounting_.dirty_set().All(&entries);
+  entries.erase(
+      std::remove_if(entries.begin(), entries.end(),
+                     [&](const Entry* e) { return e->state() != state_id; }),
+      entries.end());
+  return write_back_.WriteSorted(&entries);
 }
 
 Status CacheCore::FlushAll() {
   if (accounting_.dirty_entries() == 0) return Status::OK();
   std::vector<Entry*> entries;
   entries.reserve(accounting_.dirty_entries());
-  return WriteBackColdFirst(&entries, [&](Entry* e) {
-    entries.push_back(e);
-    return true;
-  });
+  accounting_.dirty_set().All(&entries);
+  Status status = write_back_.WriteSorted(&entries);
+  accounting_.dirty_set().ReleaseIfEmpty();  // regrows over the next interval
+  return status;
+}
+
+Status CacheCore::WriteBackSome(size_t max_entries) {
+  if (accounting_.dirty_entries() == 0 || max_entries == 0) {
+    return Status::OK();
+  }
+  std::vector<Entry*> entries;
+  entries.reserve(std::min<size_t>(max_entries, accounting_.dirty_entries()));
+  accounting_.dirty_set().Scan(max_entries, &entries);
+  return write_back_.WriteSorted(&entries);
 }
 
 Status CacheCore::WriteBackDirty(uint64_t max_dirty_bytes) {

@@ -70,6 +70,7 @@ class CacheCore {
   Status Flush(uint32_t state_id);
   Status FlushAll();
   Status WriteBackDirty(uint64_t max_dirty_bytes);
+  Status WriteBackSome(size_t max_entries);
   void DropState(uint32_t state_id);
   void Clear();
   // Re-reads the lease quota (if any) and evicts down to the capacity.
@@ -106,6 +107,7 @@ class CacheCore {
   CacheStats TotalStats() const { return accounting_.Total(); }
 
   uint64_t bytes() const { return accounting_.bytes(); }
+  uint64_t dirty_set_bytes() const { return accounting_.dirty_set_bytes(); }
   uint64_t entries() const { return accounting_.entries(); }
   uint64_t dirty_bytes() const { return accounting_.dirty_bytes(); }
   uint64_t capacity_bytes() const { return limits_.bytes; }
@@ -116,8 +118,13 @@ class CacheCore {
 
  private:
   bool tiny_lfu() const { return policy_ == CachePolicy::kWTinyLfu; }
+  // The dirty set's slots count against the byte capacity too (an empty
+  // cache is never over: the slots of a set emptied by evictions stay until
+  // the next flush releases them, and there is nothing left to evict).
   bool OverCapacity() const {
-    return accounting_.bytes() > limits_.bytes ||
+    if (accounting_.entries() == 0) return false;
+    return accounting_.bytes() + accounting_.dirty_set_bytes() >
+               limits_.bytes ||
            (limits_.entries != 0 && accounting_.entries() > limits_.entries);
   }
   // The capacity in entries the window adaptation scales its steps by.

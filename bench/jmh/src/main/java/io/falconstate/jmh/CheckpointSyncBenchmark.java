@@ -3,6 +3,9 @@
  */
 package io.falconstate.jmh;
 
+import io.falconstate.flink.FalconKeyedStateBackend;
+import io.falconstate.flink.cache.HotStateCacheManager;
+
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
@@ -36,9 +39,17 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>100k keys (64-byte values) are written and checkpointed once in setup. Before every measured
  * snapshot, {@code dirty} distinct keys are updated (for Falcon, with a cache holding all 100k keys
- * and no dirty cap, they stay dirty in the cache, so the synchronous phase writes them back; for
- * stock RocksDB they sit in the memtable). The asynchronous part runs after the measurement, then
- * its files are discarded. One measured snapshot per iteration (single shot).
+ * and no dirty cap, they stay dirty in the cache until written back; for stock RocksDB they sit in
+ * the memtable). The asynchronous part runs after the measurement, then its files are discarded.
+ * One measured snapshot per iteration (single shot).
+ *
+ * <p>{@code intervalMs} 0: the updates come right before the barrier (the first checkpoint of a
+ * job, or a barrier that nobody could see coming). Otherwise the updates are spread evenly over
+ * that interval and barriers come at its rhythm, as in a job checkpointing every {@code
+ * intervalMs}: Falcon's pre-barrier write-back (state.backend.falcon.cache.pre-barrier-lead) can
+ * work before the barrier. Each Falcon shot prints a {@code PHASES} line: write-back, hash memtable
+ * flush and RocksDB's part of the synchronous phase, and the bytes written back ahead of the
+ * barrier.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -57,6 +68,13 @@ public class CheckpointSyncBenchmark {
     @Param({"true", "false"})
     public boolean incremental;
 
+    /** 0: updates right before the barrier; else the checkpoint interval they are spread over. */
+    @Param({"0"})
+    public int intervalMs;
+
+    /** Updates between two looks at the clock in the paced mode. */
+    private static final int PACE_CHUNK = 500;
+
     private KeyedBackends backends;
     private AbstractKeyedStateBackend<Long> keyed;
     private ValueState<byte[]> state;
@@ -65,6 +83,7 @@ public class CheckpointSyncBenchmark {
     private long checkpointId;
     private int round;
     private RunnableFuture<SnapshotResult<KeyedStateHandle>> pending;
+    private long lastBarrier;
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
@@ -90,19 +109,48 @@ public class CheckpointSyncBenchmark {
         // A first checkpoint: afterwards nothing is dirty and the memtable is empty (incremental).
         snapshot();
         finishPending();
+        if (intervalMs > 0) {
+            // Two paced intervals, so that the rhythm is known before the first measured barrier.
+            for (int i = 0; i < 2; i++) {
+                makeDirty();
+                snapshot();
+                finishPending();
+            }
+        }
     }
 
     @Setup(Level.Iteration)
     public void makeDirty() throws Exception {
         byte[] value = KeySequence.value(++round);
+        if (intervalMs == 0) {
+            for (int i = 0; i < dirty; i++) {
+                keyed.setCurrentKey(keys[i]);
+                state.update(value);
+            }
+            return;
+        }
+        // Evenly over the interval since the last barrier, then wait for the next one.
+        long intervalNanos = intervalMs * 1_000_000L;
         for (int i = 0; i < dirty; i++) {
+            if (i % PACE_CHUNK == 0) {
+                sleepUntil(lastBarrier + intervalNanos * i / dirty);
+            }
             keyed.setCurrentKey(keys[i]);
             state.update(value);
+        }
+        sleepUntil(lastBarrier + intervalNanos);
+    }
+
+    private static void sleepUntil(long nanoTime) throws InterruptedException {
+        long wait;
+        while ((wait = nanoTime - System.nanoTime()) > 0) {
+            TimeUnit.NANOSECONDS.sleep(wait);
         }
     }
 
     @Benchmark
     public Object snapshot() throws Exception {
+        lastBarrier = System.nanoTime();
         pending =
                 keyed.snapshot(
                         ++checkpointId,
@@ -114,6 +162,18 @@ public class CheckpointSyncBenchmark {
 
     @TearDown(Level.Iteration)
     public void finishPending() throws Exception {
+        if (keyed instanceof FalconKeyedStateBackend) {
+            HotStateCacheManager<?> cache = ((FalconKeyedStateBackend<?>) keyed).getHotStateCache();
+            if (cache != null) {
+                System.out.printf(
+                        "PHASES writeBackMs=%.1f memtableFlushMs=%.1f rocksDbMs=%.1f"
+                                + " preBarrierBytes=%d%n",
+                        cache.lastFlushNanos() / 1e6,
+                        cache.lastCheckpointMemtableFlushNanos() / 1e6,
+                        cache.lastCheckpointRocksDbSyncNanos() / 1e6,
+                        cache.lastPreBarrierBytes());
+            }
+        }
         if (pending != null) {
             pending.run();
             SnapshotResult<KeyedStateHandle> result = pending.get();

@@ -200,7 +200,12 @@ final class FalconKeyedBackendBuilder<K> {
             reached(Stage.CACHE_CREATED, cache);
 
             FalconKeyedStateBackend<K> backend =
-                    new FalconKeyedStateBackend<>(rocksDb, registry, cache, tuner);
+                    new FalconKeyedStateBackend<>(
+                            rocksDb,
+                            registry,
+                            cache,
+                            tuner,
+                            stock.isIncrementalCheckpointsEnabled());
             // A restore may have written restored entries into hash memtables.
             backend.flushHashMemtables();
             reached(Stage.BACKEND_CREATED, backend);

@@ -15,6 +15,7 @@ public final class NexmarkRunResult {
     private final CheckpointSummary checkpoints;
     private final MeasuredWindow window;
     @Nullable private final MaterializedTable table;
+    private final FalconPhases falconPhases;
 
     NexmarkRunResult(
             String query,
@@ -25,7 +26,8 @@ public final class NexmarkRunResult {
             long cpuNanos,
             CheckpointSummary checkpoints,
             MeasuredWindow window,
-            @Nullable MaterializedTable table) {
+            @Nullable MaterializedTable table,
+            FalconPhases falconPhases) {
         this.query = query;
         this.stateBackend = stateBackend;
         this.stateBackendClass = stateBackendClass;
@@ -35,6 +37,12 @@ public final class NexmarkRunResult {
         this.checkpoints = checkpoints;
         this.window = window;
         this.table = table;
+        this.falconPhases = falconPhases;
+    }
+
+    /** Where Falcon's synchronous checkpoint phases went ({@link FalconPhases#NONE} if stock). */
+    public FalconPhases falconPhases() {
+        return falconPhases;
     }
 
     public String query() {

@@ -84,6 +84,9 @@ public final class NexmarkRunner {
         } else {
             conf.setString("restart-strategy", "none");
         }
+        conf.setString(
+                FalconPhaseReporter.CONFIG_PREFIX + "factory.class",
+                FalconPhaseReporter.Factory.class.getName());
         conf.setString("table.exec.mini-batch.enabled", Boolean.toString(o.miniBatch()));
         if (o.miniBatch()) {
             conf.setString(
@@ -217,6 +220,7 @@ public final class NexmarkRunner {
             sampler.start();
         }
         JobResult jobResult;
+        FalconPhaseReporter.reset();
         try {
             cluster.submitJob(jobGraph).get();
             jobResult = cluster.requestJobResult(jobGraph.getJobID()).get();
@@ -244,7 +248,8 @@ public final class NexmarkRunner {
                         cpu,
                         checkpoints,
                         window,
-                        table);
+                        table,
+                        FalconPhaseReporter.totals());
         LOG.info("{}", r.summary());
         return r;
     }

@@ -37,6 +37,19 @@ final class CacheMetrics {
     private volatile long lastFlushNanos;
     private volatile long lastFlushBytes;
     private volatile long flushCount;
+    private volatile long lastPreBarrierBytes;
+    private volatile long checkpointMemtableFlushNanos;
+    private volatile long checkpointRocksDbSyncNanos;
+
+    // Totals since start, for averages over many checkpoints (benchmark reports).
+    private volatile long timedCheckpoints;
+    private volatile long checkpointWriteBackNanosTotal;
+    private volatile long checkpointMemtableFlushNanosTotal;
+    private volatile long checkpointRocksDbSyncNanosTotal;
+    private volatile long preBarrierBytesTotal;
+
+    /** Task thread only: bytes written back ahead of the next barrier. */
+    private long preBarrierBytes;
 
     /** Registers the cache-wide gauges under {@code operatorGroup.falcon.cache}, if not null. */
     CacheMetrics(@Nullable MetricGroup operatorGroup, long quotaBytes) {
@@ -47,6 +60,18 @@ final class CacheMetrics {
             group.gauge("flushDurationMs", () -> lastFlushNanos / 1_000_000L);
             group.gauge("flushedBytes", () -> lastFlushBytes);
             group.gauge("flushes", () -> flushCount);
+            group.gauge("preBarrierBytes", () -> lastPreBarrierBytes);
+            group.gauge(
+                    "checkpointMemtableFlushMs", () -> checkpointMemtableFlushNanos / 1_000_000L);
+            group.gauge("checkpointRocksDbSyncMs", () -> checkpointRocksDbSyncNanos / 1_000_000L);
+            group.gauge("timedCheckpoints", () -> timedCheckpoints);
+            group.gauge("checkpointWriteBackUsTotal", () -> checkpointWriteBackNanosTotal / 1000L);
+            group.gauge(
+                    "checkpointMemtableFlushUsTotal",
+                    () -> checkpointMemtableFlushNanosTotal / 1000L);
+            group.gauge(
+                    "checkpointRocksDbSyncUsTotal", () -> checkpointRocksDbSyncNanosTotal / 1000L);
+            group.gauge("preBarrierBytesTotal", () -> preBarrierBytesTotal);
             group.gauge("quotaBytes", () -> this.quotaBytes);
             group.gauge("entries", () -> total().entries());
             group.gauge("bytes", () -> total().bytes());
@@ -119,6 +144,43 @@ final class CacheMetrics {
         this.total = cache.stats(-1);
         this.stateStats = stateSnapshot;
         this.mapStats = mapSnapshot;
+    }
+
+    /** Task thread: a write-back ahead of the next barrier wrote {@code bytes}. */
+    void recordPreBarrier(long bytes) {
+        preBarrierBytes += bytes;
+    }
+
+    /** Task thread: a barrier arrived; what was written back ahead of it becomes the gauge. */
+    void onBarrier() {
+        lastPreBarrierBytes = preBarrierBytes;
+        preBarrierBytesTotal += preBarrierBytes; // one writer (the task thread)
+        preBarrierBytes = 0;
+    }
+
+    /** Task thread: the timed phases of a checkpoint's synchronous part. */
+    void recordCheckpointPhases(
+            long writeBackNanos, long memtableFlushNanos, long rocksDbSyncNanos) {
+        checkpointMemtableFlushNanos = memtableFlushNanos;
+        checkpointRocksDbSyncNanos = rocksDbSyncNanos;
+        // One writer (the task thread): plain read-modify-write of the volatiles is safe.
+        timedCheckpoints++;
+        checkpointWriteBackNanosTotal += writeBackNanos;
+        checkpointMemtableFlushNanosTotal += memtableFlushNanos;
+        checkpointRocksDbSyncNanosTotal += rocksDbSyncNanos;
+    }
+
+    long lastMemtableFlushNanos() {
+        return checkpointMemtableFlushNanos;
+    }
+
+    long lastRocksDbSyncNanos() {
+        return checkpointRocksDbSyncNanos;
+    }
+
+    /** Bytes written back ahead of the last barrier. */
+    long lastPreBarrierBytes() {
+        return lastPreBarrierBytes;
     }
 
     /** Task thread: one {@code flushAll} took {@code nanos} and wrote {@code bytes} back. */

@@ -8,11 +8,13 @@ import io.falconstate.flink.nativeaccess.NativeCacheOptions;
 import io.falconstate.flink.nativeaccess.NativeHotStateCache;
 
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 
 import java.io.Serializable;
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -45,12 +47,24 @@ public final class CacheSettings implements Serializable {
     /** A map body is one cache entry value: at most 8 MiB - 1 bytes. */
     private static final long MAX_BYTES_PER_MAP = (8L << 20) - 1;
 
+    /**
+     * Flink's {@code execution.checkpointing.interval}, read (not owned) here: the pre-barrier
+     * write-back's first guess at the rhythm of barriers.
+     */
+    private static final ConfigOption<Duration> CHECKPOINTING_INTERVAL =
+            ConfigOptions.key("execution.checkpointing.interval").durationType().noDefaultValue();
+
+    /** The pre-barrier window opens at most half an interval before the expected barrier. */
+    private static final double MAX_PRE_BARRIER_LEAD = 0.5;
+
     private final String policy;
     private final double managedMemoryShare;
     private final long entriesPerTaskManager;
     private final long fixedBytesPerSubtask;
     private final long fixedEntriesPerSubtask;
     private final long maxDirtyBytes;
+    private final double preBarrierLead;
+    private final long checkpointIntervalMillis;
     private final double bypassHitRatio;
     private final double mapBypassHitRatio;
     private final int switchWindow;
@@ -68,6 +82,8 @@ public final class CacheSettings implements Serializable {
             long fixedBytesPerSubtask,
             long fixedEntriesPerSubtask,
             long maxDirtyBytes,
+            double preBarrierLead,
+            long checkpointIntervalMillis,
             double bypassHitRatio,
             double mapBypassHitRatio,
             int switchWindow,
@@ -83,6 +99,8 @@ public final class CacheSettings implements Serializable {
         this.fixedBytesPerSubtask = fixedBytesPerSubtask;
         this.fixedEntriesPerSubtask = fixedEntriesPerSubtask;
         this.maxDirtyBytes = maxDirtyBytes;
+        this.preBarrierLead = preBarrierLead;
+        this.checkpointIntervalMillis = checkpointIntervalMillis;
         this.bypassHitRatio = bypassHitRatio;
         this.mapBypassHitRatio = mapBypassHitRatio;
         this.switchWindow = switchWindow;
@@ -128,6 +146,15 @@ public final class CacheSettings implements Serializable {
                             FalconOptions.CACHE_ENTRIES_PER_SUBTASK.key(), entries));
         }
         long dirty = checkBytes(config, FalconOptions.CACHE_MAX_DIRTY_BYTES);
+        double lead = config.get(FalconOptions.CACHE_PRE_BARRIER_LEAD);
+        if (!(lead >= 0.0 && lead <= MAX_PRE_BARRIER_LEAD)) {
+            throw new IllegalConfigurationException(
+                    String.format(
+                            "%s: %s is out of range; allowed: 0 (off) to %s",
+                            FalconOptions.CACHE_PRE_BARRIER_LEAD.key(),
+                            lead,
+                            MAX_PRE_BARRIER_LEAD));
+        }
         double bypass = checkHitRatio(config, FalconOptions.CACHE_BYPASS_HIT_RATIO);
         double mapBypass = checkHitRatio(config, FalconOptions.CACHE_MAP_STATE_BYPASS_HIT_RATIO);
         int switchWindow = config.get(FalconOptions.CACHE_SWITCH_WINDOW);
@@ -162,6 +189,8 @@ public final class CacheSettings implements Serializable {
                 size,
                 entries,
                 dirty,
+                lead,
+                config.getOptional(CHECKPOINTING_INTERVAL).map(Duration::toMillis).orElse(0L),
                 bypass,
                 mapBypass,
                 switchWindow,
@@ -247,6 +276,19 @@ public final class CacheSettings implements Serializable {
     /** 0: no dirty-byte cap. */
     public long maxDirtyBytes() {
         return maxDirtyBytes;
+    }
+
+    /**
+     * How long before the expected checkpoint barrier write-back ahead starts, as a fraction of the
+     * checkpoint interval; 0: off.
+     */
+    public double preBarrierLead() {
+        return preBarrierLead;
+    }
+
+    /** The configured checkpoint interval in milliseconds; 0 when not configured. */
+    public long checkpointIntervalMillis() {
+        return checkpointIntervalMillis;
     }
 
     /** Dirty bytes left after the cap triggered a write-back: half the cap. */
@@ -343,6 +385,8 @@ public final class CacheSettings implements Serializable {
                 + fixedEntriesPerSubtask
                 + ", maxDirtyBytes="
                 + maxDirtyBytes
+                + ", preBarrierLead="
+                + preBarrierLead
                 + ", bypassHitRatio="
                 + bypassHitRatio
                 + ", mapBypassHitRatio="

@@ -26,6 +26,7 @@ import javax.annotation.Nullable;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -83,6 +84,21 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     /** The cache's gauges, fed snapshots by the task thread. */
     private final CacheMetrics metrics;
 
+    /** When to write back ahead of the next barrier; see {@link #pace()}. */
+    private final BarrierPacer pacer;
+
+    /** The cache's dirty entries now (asked once per pre-barrier window). */
+    private final LongSupplier dirtyEntries;
+
+    /** Cache writes until the pacer next looks at the clock. */
+    private int writesUntilPace = BarrierPacer.TICK_WRITES;
+
+    /**
+     * Starts the memtable flushes that should happen ahead of a barrier (the hash-memtable column
+     * families), without waiting; set by the keyed backend. Nothing by default.
+     */
+    private Runnable memtableFlushAhead = () -> {};
+
     /**
      * Takes ownership of {@code cache} and {@code budget} (both closed by {@link #release()}, the
      * cache first). Registers the key builder as a key-selection listener of {@code rocksDb}, and
@@ -106,7 +122,17 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                         rocksDb, rocksDb.getKeySerializer(), rocksDb.getKeyGroupPrefixBytes());
         rocksDb.registerKeySelectionListener(keyBuilder);
         this.writer = new WriteBackWriter(db, rocksDb.getWriteOptions());
+        this.pacer =
+                new BarrierPacer(
+                        settings.preBarrierLead(),
+                        MIN_PACED_INTERVAL_NANOS,
+                        settings.checkpointIntervalMillis() * 1_000_000L,
+                        System.nanoTime());
+        this.dirtyEntries = () -> cache.stats(-1).dirtyEntries();
     }
+
+    /** Checkpoint intervals under one second are not paced: the barrier has little to do. */
+    private static final long MIN_PACED_INTERVAL_NANOS = 1_000_000_000L;
 
     /**
      * Wraps RocksDB's ValueState {@code stateName}. Called after RocksDB registered (or
@@ -265,12 +291,67 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     /** Drains pending write-backs if {@code code} (from a cache write call) reports any. */
     void afterWrite(int code) {
+        afterFlush(code);
+        if (--writesUntilPace == 0) {
+            pace();
+        }
+    }
+
+    /** {@link #afterWrite} for the cache's own write-backs: drains, and no pacer tick. */
+    private void afterFlush(int code) {
         if ((code & NativeHotStateCache.WRITE_PENDING) != 0) {
             drain();
         }
         if (metrics.wanted()) {
             refreshStats();
         }
+    }
+
+    /**
+     * A pacer tick (every {@link BarrierPacer#TICK_WRITES} cache writes): inside the window before
+     * the expected barrier, writes back one slice of dirty entries; at its end, the rest, then
+     * starts the flush of the cached states' memtables without waiting.
+     */
+    private void pace() {
+        writesUntilPace = BarrierPacer.TICK_WRITES;
+        if (released) {
+            return;
+        }
+        int action = pacer.onTick(System.nanoTime(), dirtyEntries);
+        if (action == BarrierPacer.NOTHING) {
+            return;
+        }
+        long before = writer.bytesWritten();
+        if (action > 0) {
+            afterFlush(cache.writeBackSome(action));
+        } else {
+            afterFlush(cache.flush(-1));
+            memtableFlushAhead.run();
+        }
+        metrics.recordPreBarrier(writer.bytesWritten() - before);
+    }
+
+    /**
+     * What the pacer starts after its last slice before a barrier: a flush of the memtables whose
+     * flush the barrier would otherwise wait for (called on the task thread; must not wait).
+     */
+    public void setMemtableFlushAhead(Runnable flushAhead) {
+        this.memtableFlushAhead = flushAhead;
+    }
+
+    /**
+     * A checkpoint barrier reached the backend at {@code nanoTime}, before its {@link #flushAll}:
+     * the pacer plans the write-back ahead of the next one.
+     */
+    public void onBarrier(long nanoTime) {
+        pacer.onBarrier(nanoTime);
+        metrics.onBarrier();
+    }
+
+    /** The timed phases of a checkpoint's synchronous part (the {@code checkpoint*} gauges). */
+    public void recordCheckpointPhases(
+            long writeBackNanos, long memtableFlushNanos, long rocksDbSyncNanos) {
+        metrics.recordCheckpointPhases(writeBackNanos, memtableFlushNanos, rocksDbSyncNanos);
     }
 
     /** The switch of the state's current wrapper (a re-registration may replace it). */
@@ -314,8 +395,8 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         }
         long start = System.nanoTime();
         long bytesBefore = writer.bytesWritten();
-        afterWrite(cache.shrinkToQuota());
-        afterWrite(cache.flush(-1));
+        afterFlush(cache.shrinkToQuota());
+        afterFlush(cache.flush(-1));
         closeIterators();
         metrics.recordFlush(System.nanoTime() - start, writer.bytesWritten() - bytesBefore);
         refreshStats();
@@ -354,7 +435,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     /** Writes back the dirty entries of one cached state. */
     void flushStateId(int stateId) {
         if (!released) {
-            afterWrite(cache.flush(stateId));
+            afterFlush(cache.flush(stateId));
         }
     }
 
@@ -371,7 +452,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         if (released) {
             return;
         }
-        afterWrite(cache.flush(stateId));
+        afterFlush(cache.flush(stateId));
         cache.dropState(stateId);
         closeIterators();
     }
@@ -432,6 +513,21 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     /** Statistics of the whole cache ({@link CacheStats#EMPTY} once released). */
     public CacheStats totalStats() {
         return released ? CacheStats.EMPTY : cache.stats(-1);
+    }
+
+    /** Nanoseconds the last snapshot spent flushing hash memtables (after its write-back). */
+    public long lastCheckpointMemtableFlushNanos() {
+        return metrics.lastMemtableFlushNanos();
+    }
+
+    /** Nanoseconds of the last snapshot's RocksDB synchronous part. */
+    public long lastCheckpointRocksDbSyncNanos() {
+        return metrics.lastRocksDbSyncNanos();
+    }
+
+    /** Bytes written back ahead of the last checkpoint barrier (by the pacer). */
+    public long lastPreBarrierBytes() {
+        return metrics.lastPreBarrierBytes();
     }
 
     public long recordsWrittenBack() {

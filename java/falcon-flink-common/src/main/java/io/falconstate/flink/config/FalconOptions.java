@@ -112,6 +112,22 @@ public final class FalconOptions {
                                     + "flushes at most this much. 0 means no cap. Allowed: 0 to "
                                     + "1 tb.");
 
+    public static final ConfigOption<Double> CACHE_PRE_BARRIER_LEAD =
+            ConfigOptions.key(PREFIX + "cache.pre-barrier-lead")
+                    .doubleType()
+                    .defaultValue(0.2)
+                    .withDescription(
+                            "Write-back ahead of checkpoint barriers: from this fraction of the "
+                                    + "checkpoint interval before the next expected barrier "
+                                    + "(the interval is learned from the last two barriers), "
+                                    + "the cache writes its dirty entries back in small slices "
+                                    + "on the task thread and starts the flush of the cached "
+                                    + "states' memtables without waiting, so the synchronous "
+                                    + "phase of the checkpoint finds little left to do. The "
+                                    + "barrier still writes back whatever is dirty. Intervals "
+                                    + "under one second are not paced. 0 turns it off. "
+                                    + "Allowed: 0 to 0.5.");
+
     public static final ConfigOption<Double> CACHE_BYPASS_HIT_RATIO =
             ConfigOptions.key(PREFIX + "cache.bypass-hit-ratio")
                     .doubleType()
@@ -378,6 +394,7 @@ public final class FalconOptions {
                         CACHE_SIZE_PER_SUBTASK,
                         CACHE_ENTRIES_PER_SUBTASK,
                         CACHE_MAX_DIRTY_BYTES,
+                        CACHE_PRE_BARRIER_LEAD,
                         CACHE_BYPASS_HIT_RATIO,
                         CACHE_SWITCH_WINDOW,
                         CACHE_SWITCH_RETRY_OPERATIONS,

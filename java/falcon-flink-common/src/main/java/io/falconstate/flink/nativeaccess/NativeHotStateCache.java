@@ -210,6 +210,14 @@ public final class NativeHotStateCache implements AutoCloseable {
         return nativeWriteBackDirty(handle, maxDirtyBytes);
     }
 
+    /**
+     * Emits up to {@code maxEntries} dirty entries, each call going on where the last stopped (a
+     * slice of write-back ahead of a checkpoint barrier); they stay cached, clean.
+     */
+    public int writeBackSome(int maxEntries) {
+        return nativeWriteBackSome(handle, maxEntries);
+    }
+
     /** Re-reads the budget lease's quota and evicts down to it. Returns the write bits. */
     public int shrinkToQuota() {
         return nativeShrinkToQuota(handle);
@@ -298,6 +306,8 @@ public final class NativeHotStateCache implements AutoCloseable {
     private static native int nativeFlush(long handle, int stateId);
 
     private static native int nativeWriteBackDirty(long handle, long maxDirtyBytes);
+
+    private static native int nativeWriteBackSome(long handle, int maxEntries);
 
     private static native int nativeDrain(long handle, ByteBuffer buffer);
 

@@ -209,6 +209,7 @@ public final class BenchmarkReport {
                     "ckpt sync ms",
                     "ckpt sync max ms",
                     "ckpt total ms",
+                    "Falcon sync: write-back / memtable / RocksDB ms, MiB ahead",
                     "state size"
                 });
         for (Summary s : summaries) {
@@ -230,10 +231,26 @@ public final class BenchmarkReport {
                         num(s.median("ckpt_sync_ms"), "%.0f"),
                         num(s.max("ckpt_sync_max_ms"), "%.0f"),
                         num(s.median("ckpt_total_ms"), "%.0f"),
+                        phases(s),
                         bytes(s.median("state_size_bytes"))
                     });
         }
         return rows;
+    }
+
+    /** Medians of Falcon's timed sync phases and of the MiB written back ahead; "-" if none. */
+    private static String phases(Summary s) {
+        double writeBack = s.median("falcon_writeback_ms");
+        if (Double.isNaN(writeBack)) {
+            return "-";
+        }
+        return String.format(
+                Locale.ROOT,
+                "%.0f / %.0f / %.0f, %.1f",
+                writeBack,
+                s.median("falcon_memtable_flush_ms"),
+                s.median("falcon_rocksdb_sync_ms"),
+                s.median("falcon_prebarrier_mib"));
     }
 
     /** One row per cell, one column per backend (median events/s per core) and the ratios. */

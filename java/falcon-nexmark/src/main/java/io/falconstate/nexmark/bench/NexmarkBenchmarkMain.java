@@ -1,5 +1,6 @@
 package io.falconstate.nexmark.bench;
 
+import io.falconstate.nexmark.FalconPhases;
 import io.falconstate.nexmark.MeasuredWindow;
 import io.falconstate.nexmark.NexmarkRunOptions;
 import io.falconstate.nexmark.NexmarkRunResult;
@@ -66,7 +67,7 @@ public final class NexmarkBenchmarkMain implements Callable<Integer> {
         options.progressListener(w -> writeProgress(w, progressFile), PROGRESS_INTERVAL);
         NexmarkRunResult r = NexmarkRunner.run(options);
         System.out.println(r.summary());
-        store(properties(r), resultFile, "nexmark benchmark run");
+        store(properties(r, options.parallelism()), resultFile, "nexmark benchmark run");
         return 0;
     }
 
@@ -109,7 +110,7 @@ public final class NexmarkBenchmarkMain implements Callable<Integer> {
         System.exit(Cli.execute(new NexmarkBenchmarkMain(), args));
     }
 
-    static Properties properties(NexmarkRunResult r) {
+    static Properties properties(NexmarkRunResult r, int parallelism) {
         Properties p = new Properties();
         p.setProperty("backend_class", r.stateBackendClass());
         p.setProperty("events", Long.toString(r.events()));
@@ -124,6 +125,13 @@ public final class NexmarkBenchmarkMain implements Callable<Integer> {
         p.setProperty("state_size_bytes", Long.toString(r.checkpoints().lastStateSize()));
         p.setProperty(
                 "checkpointed_size_bytes", Long.toString(r.checkpoints().lastCheckpointedSize()));
+        FalconPhases phases = r.falconPhases();
+        if (phases.present()) {
+            p.setProperty("falcon_writeback_ms", fmt(phases.writeBackMs(parallelism)));
+            p.setProperty("falcon_memtable_flush_ms", fmt(phases.memtableFlushMs(parallelism)));
+            p.setProperty("falcon_rocksdb_sync_ms", fmt(phases.rocksDbSyncMs(parallelism)));
+            p.setProperty("falcon_prebarrier_mib", fmt(phases.preBarrierMib(parallelism)));
+        }
         return p;
     }
 

@@ -46,7 +46,11 @@ public final class RunRecord {
                             "ckpt_total_ms",
                             "ckpt_total_max_ms",
                             "state_size_bytes",
-                            "checkpointed_size_bytes"));
+                            "checkpointed_size_bytes",
+                            "falcon_writeback_ms",
+                            "falcon_memtable_flush_ms",
+                            "falcon_rocksdb_sync_ms",
+                            "falcon_prebarrier_mib"));
 
     private final Map<String, String> values = new LinkedHashMap<>();
 
@@ -94,6 +98,15 @@ public final class RunRecord {
         set("ckpt_total_max_ms", p.getProperty("ckpt_total_max_ms"));
         set("state_size_bytes", p.getProperty("state_size_bytes"));
         set("checkpointed_size_bytes", p.getProperty("checkpointed_size_bytes"));
+        for (String phase :
+                new String[] {
+                    "falcon_writeback_ms",
+                    "falcon_memtable_flush_ms",
+                    "falcon_rocksdb_sync_ms",
+                    "falcon_prebarrier_mib"
+                }) {
+            set(phase, p.getProperty(phase, ""));
+        }
         return this;
     }
 

@@ -35,6 +35,23 @@ public final class FalconColumnFamilyAccess {
         return true;
     }
 
+    /**
+     * Starts the flush of {@code stateName}'s memtable without waiting for it: RocksDB's flush
+     * thread sorts and writes it while the caller goes on. Returns false (and does nothing) when
+     * the backend has no such column family.
+     */
+    public static boolean startFlush(RocksDBKeyedStateBackend<?> backend, String stateName)
+            throws RocksDBException {
+        ColumnFamilyHandle handle = backend.getColumnFamilyHandle(stateName);
+        if (handle == null) {
+            return false;
+        }
+        try (FlushOptions options = new FlushOptions().setWaitForFlush(false)) {
+            backend.db.flush(options, handle);
+        }
+        return true;
+    }
+
     /** Entries in the active memtable of {@code stateName}'s column family; -1 if it has none. */
     public static long activeMemtableEntries(RocksDBKeyedStateBackend<?> backend, String stateName)
             throws RocksDBException {
