@@ -40,7 +40,9 @@ import javax.annotation.Nonnull;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
 
@@ -99,8 +101,8 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         this.cache = cache;
         this.tuner = tuner;
         this.nativeCheckpoints = nativeCheckpoints;
-        if (cache != null && tuner != null) {
-            cache.setMemtableFlushAhead(this::startHashMemtableFlushes);
+        if (cache != null) {
+            cache.setMemtableFlushAhead(this::startMemtableFlushesAhead);
         }
     }
 
@@ -357,13 +359,17 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     }
 
     /**
-     * Ahead of a barrier (the cache's pacer): starts the flush of every hash memtable without
-     * waiting, so that RocksDB sorts it in the background instead of inside the barrier's {@code
-     * createCheckpoint}.
+     * Ahead of a barrier (the cache's pacer, after its last slice): starts the flush of the cached
+     * states' memtables and of every hash memtable without waiting, so that RocksDB sorts and
+     * writes them in the background instead of inside the barrier's {@code createCheckpoint}.
      */
-    private void startHashMemtableFlushes() {
+    private void startMemtableFlushesAhead() {
+        Set<String> states = new LinkedHashSet<>(cache.cachedStateNames());
+        if (tuner != null) {
+            states.addAll(tuner.hashColumnFamilies());
+        }
         try {
-            for (String state : tuner.hashColumnFamilies()) {
+            for (String state : states) {
                 FalconColumnFamilyAccess.startFlush(rocksDb, state);
             }
         } catch (RocksDBException e) {

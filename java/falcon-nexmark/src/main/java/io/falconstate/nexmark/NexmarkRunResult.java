@@ -16,6 +16,7 @@ public final class NexmarkRunResult {
     private final MeasuredWindow window;
     @Nullable private final MaterializedTable table;
     private final FalconPhases falconPhases;
+    @Nullable private final RecoveryTimeline.Recovery recovery;
 
     NexmarkRunResult(
             String query,
@@ -27,7 +28,8 @@ public final class NexmarkRunResult {
             CheckpointSummary checkpoints,
             MeasuredWindow window,
             @Nullable MaterializedTable table,
-            FalconPhases falconPhases) {
+            FalconPhases falconPhases,
+            @Nullable RecoveryTimeline.Recovery recovery) {
         this.query = query;
         this.stateBackend = stateBackend;
         this.stateBackendClass = stateBackendClass;
@@ -38,6 +40,13 @@ public final class NexmarkRunResult {
         this.window = window;
         this.table = table;
         this.falconPhases = falconPhases;
+        this.recovery = recovery;
+    }
+
+    /** The recovery after an injected source failure; null if none was injected (or seen). */
+    @Nullable
+    public RecoveryTimeline.Recovery recovery() {
+        return recovery;
     }
 
     /** Where Falcon's synchronous checkpoint phases went ({@link FalconPhases#NONE} if stock). */

@@ -221,11 +221,28 @@ public final class NexmarkRunner {
         }
         JobResult jobResult;
         FalconPhaseReporter.reset();
+        long failuresBefore = SourceProgress.failedAtNanos();
+        RecoveryTimeline timeline =
+                o.sourceOptions().containsKey("failure.after-events")
+                        ? new RecoveryTimeline()
+                        : null;
+        if (timeline != null) {
+            timeline.start();
+        }
         try {
             cluster.submitJob(jobGraph).get();
             jobResult = cluster.requestJobResult(jobGraph.getJobID()).get();
         } finally {
             sampler.interrupt();
+            if (timeline != null) {
+                timeline.interrupt();
+            }
+        }
+        RecoveryTimeline.Recovery recovery = null;
+        if (timeline != null) {
+            timeline.join();
+            long failedAt = SourceProgress.failedAtNanos();
+            recovery = failedAt != failuresBefore ? timeline.result(failedAt) : null;
         }
         long t1 = System.nanoTime();
         long cpu1 = processCpuNanos();
@@ -249,7 +266,8 @@ public final class NexmarkRunner {
                         checkpoints,
                         window,
                         table,
-                        FalconPhaseReporter.totals());
+                        FalconPhaseReporter.totals(),
+                        recovery);
         LOG.info("{}", r.summary());
         return r;
     }

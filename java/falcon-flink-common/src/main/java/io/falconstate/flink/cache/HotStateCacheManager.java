@@ -23,7 +23,9 @@ import org.rocksdb.RocksDBException;
 
 import javax.annotation.Nullable;
 
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
@@ -94,8 +96,9 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     private int writesUntilPace = BarrierPacer.TICK_WRITES;
 
     /**
-     * Starts the memtable flushes that should happen ahead of a barrier (the hash-memtable column
-     * families), without waiting; set by the keyed backend. Nothing by default.
+     * Starts the memtable flushes that should happen ahead of a barrier (the cached states' and the
+     * hash-memtable column families), without waiting; set by the keyed backend. Nothing by
+     * default.
      */
     private Runnable memtableFlushAhead = () -> {};
 
@@ -546,6 +549,11 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     /** Operations of the state that went to RocksDB past its cache (about: see CacheSwitch). */
     public long directOperations(String stateName) {
         return cacheSwitch(stateName).directOperations();
+    }
+
+    /** Names of the cached states (a snapshot). */
+    public List<String> cachedStateNames() {
+        return new ArrayList<>(registrations.keySet());
     }
 
     public boolean isCached(String stateName) {

@@ -177,6 +177,18 @@ public final class BenchmarkOptions {
     long checkpointIntervalMillis = 10_000L;
 
     @Option(
+            names = "--fail-after-events",
+            paramLabel = "N",
+            converter = Cli.Count.class,
+            order = 13,
+            description =
+                    "Recovery runs: one source reader fails once after N events (and a completed"
+                            + " checkpoint); the job restarts from its last checkpoint and the"
+                            + " report shows how fast each backend got back to speed (0 = no"
+                            + " failure).")
+    long failAfterEvents;
+
+    @Option(
             names = "--warmup",
             paramLabel = "F",
             order = 14,

@@ -306,6 +306,13 @@ public final class BenchmarkReport {
             md += "\nStopped at the time limit (not in the medians; their window until then):\n\n";
             md += render(stoppedRows(), true, 4);
         }
+        List<String[]> recovery = RecoveryReport.rows(summaries);
+        if (recovery.size() > 1) {
+            md +=
+                    "\nRecovery after the injected failure (restart, restore, cold cache; the rate"
+                            + " of one second, medians over the runs):\n\n";
+            md += render(recovery, true, 4);
+        }
         return md;
     }
 

@@ -5,6 +5,7 @@ import io.falconstate.nexmark.MeasuredWindow;
 import io.falconstate.nexmark.NexmarkRunOptions;
 import io.falconstate.nexmark.NexmarkRunResult;
 import io.falconstate.nexmark.NexmarkRunner;
+import io.falconstate.nexmark.RecoveryTimeline;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -125,6 +126,15 @@ public final class NexmarkBenchmarkMain implements Callable<Integer> {
         p.setProperty("state_size_bytes", Long.toString(r.checkpoints().lastStateSize()));
         p.setProperty(
                 "checkpointed_size_bytes", Long.toString(r.checkpoints().lastCheckpointedSize()));
+        RecoveryTimeline.Recovery recovery = r.recovery();
+        if (recovery != null) {
+            p.setProperty("recovery_before_eps", fmt(recovery.eventsPerSecondBefore()));
+            StringBuilder curve = new StringBuilder();
+            for (long c : recovery.bucketEvents()) {
+                curve.append(curve.length() == 0 ? "" : " ").append(c);
+            }
+            p.setProperty("recovery_curve", curve.toString());
+        }
         FalconPhases phases = r.falconPhases();
         if (phases.present()) {
             p.setProperty("falcon_writeback_ms", fmt(phases.writeBackMs(parallelism)));

@@ -81,6 +81,17 @@ final class RunLauncher {
             cmd.add("--source");
             cmd.add(e.getKey() + "=" + e.getValue());
         }
+        if (o.failAfterEvents > 0) {
+            // One marker per run: the failure fires once in it, and again in the next run.
+            cmd.addAll(
+                    Arrays.asList(
+                            "--source",
+                            "failure.after-events=" + o.failAfterEvents,
+                            "--source",
+                            "failure.marker=" + dir.resolve("failure.marker"),
+                            "--restart-attempts",
+                            "1"));
+        }
         return cmd;
     }
 

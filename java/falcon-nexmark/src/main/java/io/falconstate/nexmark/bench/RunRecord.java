@@ -50,7 +50,9 @@ public final class RunRecord {
                             "falcon_writeback_ms",
                             "falcon_memtable_flush_ms",
                             "falcon_rocksdb_sync_ms",
-                            "falcon_prebarrier_mib"));
+                            "falcon_prebarrier_mib",
+                            "recovery_before_eps",
+                            "recovery_curve"));
 
     private final Map<String, String> values = new LinkedHashMap<>();
 
@@ -103,7 +105,9 @@ public final class RunRecord {
                     "falcon_writeback_ms",
                     "falcon_memtable_flush_ms",
                     "falcon_rocksdb_sync_ms",
-                    "falcon_prebarrier_mib"
+                    "falcon_prebarrier_mib",
+                    "recovery_before_eps",
+                    "recovery_curve"
                 }) {
             set(phase, p.getProperty(phase, ""));
         }
@@ -143,10 +147,13 @@ public final class RunRecord {
         return b.toString();
     }
 
-    /** Parses a line written by {@link #csvLine()} under {@link #csvHeader()}. */
+    /**
+     * Parses a line written by {@link #csvLine()} under {@link #csvHeader()}, or by an older
+     * harness with fewer (leading) columns.
+     */
     public static RunRecord parseCsv(String line) {
         List<String> fields = splitCsv(line);
-        if (fields.size() != COLUMNS.size()) {
+        if (fields.size() > COLUMNS.size()) {
             throw new IllegalArgumentException(
                     "expected " + COLUMNS.size() + " fields, got " + fields.size() + ": " + line);
         }

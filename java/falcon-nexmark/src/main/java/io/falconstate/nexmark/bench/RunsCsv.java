@@ -30,10 +30,13 @@ public final class RunsCsv {
         }
     }
 
-    /** Reads a runs CSV written by the harness. */
+    /**
+     * Reads a runs CSV written by the harness, also one of an older harness whose columns are a
+     * prefix of today's (the later columns stay empty).
+     */
     public static List<RunRecord> read(Path file) throws IOException {
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        if (lines.isEmpty() || !lines.get(0).equals(RunRecord.csvHeader())) {
+        if (lines.isEmpty() || !RunRecord.csvHeader().startsWith(lines.get(0))) {
             throw new IOException(file + " does not start with the runs CSV header");
         }
         List<RunRecord> runs = new ArrayList<>();

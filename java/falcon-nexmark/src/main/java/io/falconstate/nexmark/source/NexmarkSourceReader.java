@@ -149,6 +149,8 @@ final class NexmarkSourceReader<T> implements SourceReader<T, NexmarkSplit> {
                 && completedCheckpoints > 0
                 && emittedThisAttempt >= failure.afterEvents()
                 && failure.claim()) {
+            reportProgress();
+            SourceProgress.failed();
             throw new RuntimeException(
                     FailureInjection.MESSAGE
                             + " after "

@@ -19,6 +19,9 @@ public final class SourceProgress {
 
     private static final AtomicLong EMITTED = new AtomicLong();
 
+    /** {@link System#nanoTime} of the last injected failure ({@link FailureInjection}); 0: none. */
+    private static volatile long failedAtNanos;
+
     private SourceProgress() {}
 
     /** Events emitted so far by all readers of this JVM (monotonic). */
@@ -28,5 +31,14 @@ public final class SourceProgress {
 
     static void add(long events) {
         EMITTED.addAndGet(events);
+    }
+
+    /** When a reader of this JVM last threw its injected failure; 0 if none did. */
+    public static long failedAtNanos() {
+        return failedAtNanos;
+    }
+
+    static void failed() {
+        failedAtNanos = System.nanoTime();
     }
 }

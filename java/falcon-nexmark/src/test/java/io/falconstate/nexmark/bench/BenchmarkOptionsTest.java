@@ -134,6 +134,8 @@ class BenchmarkOptionsTest {
             "rate.limit=5",
             "--checkpoint-interval-ms",
             "0",
+            "--fail-after-events",
+            "7_000",
             "--warmup",
             "0.5",
             "--heap",
@@ -178,6 +180,7 @@ class BenchmarkOptionsTest {
         assertThat(o.conf).containsExactly(entry("a", "b=c"), entry("d", ""));
         assertThat(o.source).containsExactly(entry("rate.limit", "5"));
         assertThat(o.checkpointIntervalMillis).isZero();
+        assertThat(o.failAfterEvents).isEqualTo(7000);
         assertThat(o.warmup).isEqualTo(0.5);
         assertThat(o.heap).isEqualTo("1g");
         assertThat(o.managedMemory).isEqualTo("64m");

@@ -121,6 +121,48 @@ class BenchmarkReportTest {
     }
 
     @Test
+    void falconPhasesAndRecoveryAppearWhenRunsHaveThem() {
+        // Stock: 1,000 events/s before the failure, 90% of it after 2.5 s, all of it after 3 s;
+        // Falcon: 3,000 before, stock's rate after 1 s, 90% of its own (2,700) after 2 s.
+        RunRecord stock =
+                run("rocksdb", 1, 100, "ok")
+                        .set("recovery_before_eps", 1000)
+                        .set("recovery_curve", "0 0 0 0 100 100 200 200 250 250 250 250");
+        RunRecord falcon =
+                run("falcon", 1, 300, "ok")
+                        .set("falcon_writeback_ms", 12.4)
+                        .set("falcon_memtable_flush_ms", 0)
+                        .set("falcon_rocksdb_sync_ms", 40.6)
+                        .set("falcon_prebarrier_mib", 9.2)
+                        .set("recovery_before_eps", 3000)
+                        .set("recovery_curve", "250 250 250 250 700 700 700 700");
+        BenchmarkReport report = new BenchmarkReport(Arrays.asList(stock, falcon));
+        String md = report.markdown();
+        assertThat(md).containsPattern("\\s12 / 0 / 41, 9.2 \\|").contains("Recovery after the");
+        assertThat(md).containsPattern("`rocksdb`\\s+\\|\\s+1,000 \\|\\s+3.00 \\|\\s+2.50 \\|");
+        assertThat(md).containsPattern("`falcon`\\s+\\|\\s+3,000 \\|\\s+1.00 \\|\\s+2.00 \\|");
+        // A run that never gets there within the curve.
+        falcon.set("recovery_curve", "100 100 100 100");
+        assertThat(new BenchmarkReport(Arrays.asList(stock, falcon)).markdown())
+                .containsPattern("`falcon`\\s+\\|\\s+3,000 \\|\\s+never \\|\\s+never \\|");
+        // Without recovery runs there is no recovery table.
+        assertThat(new BenchmarkReport(Arrays.asList(run("rocksdb", 1, 100, "ok"))).markdown())
+                .doesNotContain("Recovery");
+    }
+
+    @Test
+    void runsCsvOfAnOlderHarnessStillParses() {
+        RunRecord r = run("falcon", 1, 5, "ok");
+        String line = r.csvLine();
+        // An older harness wrote the columns up to checkpointed_size_bytes only.
+        int cut = RunRecord.COLUMNS.indexOf("checkpointed_size_bytes") + 1;
+        String older = String.join(",", RunRecord.splitCsv(line).subList(0, cut));
+        RunRecord back = RunRecord.parseCsv(older);
+        assertThat(back.get("events_per_core_s")).isEqualTo(r.get("events_per_core_s"));
+        assertThat(back.get("recovery_curve")).isEmpty();
+    }
+
+    @Test
     void runsCsvRoundTripsQuotedValues() {
         RunRecord r = run("falcon@64mb", 1, 5, "ok").set("config", "k=\"x\",y");
         RunRecord back = RunRecord.parseCsv(r.csvLine());

@@ -70,6 +70,39 @@ class RunLauncherTest {
             conf.putAll(run.variant.conf);
             assertThat(r.configuration()).containsExactlyEntriesOf(conf).containsEntry("a.b", "c");
             assertThat(r.sourceOptions()).containsExactly(entry("rate.limit", "100"));
+            assertThat(r.restartAttempts()).isZero();
         }
+    }
+
+    @Test
+    void recoveryRunsFailOnceEachWithTheirOwnMarkerAndOneRestart() {
+        BenchmarkOptions o =
+                NexmarkBenchmark.parse(
+                        "--queries",
+                        "q4",
+                        "--reps",
+                        "2",
+                        "--backends",
+                        "rocksdb,falcon",
+                        "--fail-after-events",
+                        "5000");
+        RunMatrix matrix = RunMatrix.of(o);
+        RunLauncher launcher = new RunLauncher(o);
+        java.util.Set<String> markers = new java.util.HashSet<>();
+        for (RunMatrix.Run run : matrix.runs) {
+            Path dir = tmp.resolve(run.id());
+            List<String> cmd = launcher.command(run, dir);
+            List<String> args =
+                    cmd.subList(cmd.indexOf(NexmarkBenchmarkMain.class.getName()) + 1, cmd.size());
+            NexmarkBenchmarkMain main = new NexmarkBenchmarkMain();
+            Cli.commandLine(main).parseArgs(args.toArray(new String[0]));
+            NexmarkRunOptions r = main.run.toRunOptions();
+            assertThat(r.sourceOptions())
+                    .containsEntry("failure.after-events", "5000")
+                    .containsEntry("failure.marker", dir.resolve("failure.marker").toString());
+            assertThat(r.restartAttempts()).isEqualTo(1);
+            markers.add(r.sourceOptions().get("failure.marker"));
+        }
+        assertThat(markers).hasSize(matrix.runs.size());
     }
 }
