@@ -21,6 +21,7 @@
 #ifndef FALCON_SRC_CACHE_DIRTY_SET_H_
 #define FALCON_SRC_CACHE_DIRTY_SET_H_
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -40,10 +41,21 @@ class DirtySet {
     ++count_;
   }
 
-  // `e` must be a member.
+  // `e` must be a member (debug builds check; release builds ignore a
+  // non-member rather than loop).
   void Erase(const Entry* e) {
+    if (slots_.empty()) {
+      assert(false && "DirtySet::Erase of a non-member");
+      return;
+    }
     size_t i = Home(e);
-    while (slots_[i] != e) i = (i + 1) & mask_;
+    while (slots_[i] != e) {
+      if (slots_[i] == nullptr) {
+        assert(false && "DirtySet::Erase of a non-member");
+        return;
+      }
+      i = (i + 1) & mask_;
+    }
     // Backward shift: move later members of the probe run into the hole when
     // their home is not between the hole and them.
     size_t hole = i;

@@ -242,7 +242,7 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         // RocksDB's synchronous part.
         long start = System.nanoTime();
         if (cache != null) {
-            cache.onBarrier(start);
+            cache.onBarrier(start, FalconColumnFamilyAccess.flushesRunning(rocksDb) > 0);
             cache.flushAll();
         }
         long written = System.nanoTime();

@@ -13,9 +13,11 @@ import java.util.function.LongSupplier;
  * interval being the last one observed, else the configured checkpoint interval. A window opens
  * {@code lead} (a fraction of the interval) before the expected barrier. Inside it, each tick
  * (every {@link #TICK_WRITES} cache writes) writes back one slice, sized from the tick rate so that
- * the dirty entries are gone a quarter of the lead before the barrier; then the rest is written
- * back at once ({@link #FINISH}) and the memtables of the cached states start flushing without
- * waiting.
+ * the dirty entries are gone by the finish point; then the rest is written back at once ({@link
+ * #FINISH}) and the memtables of the cached states start flushing without waiting. The finish point
+ * starts half the lead before the barrier; a barrier that finds a flush still running (the
+ * background flush did not make it) doubles its distance, up to three quarters of the lead; each
+ * barrier that finds none moves it back by 3%, so it stays about where flushes make it.
  *
  * <p>While an interval is known but no barrier can be expected -- before the first one (Flink
  * triggers it after a random delay) and when a barrier is more than a lead late -- the pacer works
@@ -37,6 +39,13 @@ final class BarrierPacer {
 
     /** {@link #onTick} result: write back every dirty entry, then start the memtable flushes. */
     static final int FINISH = -1;
+
+    /** The finish point, as a share of the lead before the expected barrier: its bounds. */
+    static final double MIN_FINISH_SHARE = 0.25;
+
+    static final double MAX_FINISH_SHARE = 0.75;
+
+    static final double INITIAL_FINISH_SHARE = 0.5;
 
     /** Smallest slice worth a native call. */
     static final int MIN_SLICE = 64;
@@ -61,6 +70,9 @@ final class BarrierPacer {
     private boolean opened;
     private boolean finished;
     private int slice;
+
+    /** Where the finish point is, as a share of the lead before the expected barrier. */
+    private double finishShare = INITIAL_FINISH_SHARE;
 
     /**
      * @param leadFraction how long before the expected barrier the window opens, as a fraction of
@@ -89,8 +101,18 @@ final class BarrierPacer {
         return observedIntervalNanos > 0 ? observedIntervalNanos : configuredIntervalNanos;
     }
 
-    /** A checkpoint barrier reached the backend at {@code now}: learn the rhythm, plan the next. */
-    void onBarrier(long now) {
+    /**
+     * A checkpoint barrier reached the backend at {@code now}: learn the rhythm, plan the next.
+     * {@code flushRunning}: RocksDB was still flushing when the barrier came (if this round started
+     * a flush ahead, it started too late).
+     */
+    void onBarrier(long now, boolean flushRunning) {
+        if (!provisional && finished) {
+            finishShare =
+                    flushRunning
+                            ? Math.min(MAX_FINISH_SHARE, finishShare * 2)
+                            : Math.max(MIN_FINISH_SHARE, finishShare * 0.97);
+        }
         if (lastBarrier >= 0) {
             observedIntervalNanos = now - lastBarrier;
         }
@@ -108,7 +130,7 @@ final class BarrierPacer {
         long lead = (long) (interval * leadFraction);
         long expected = now + interval;
         windowOpen = expected - lead;
-        finishAt = expected - lead / 4;
+        finishAt = expected - (long) (lead * finishShare);
         windowClose = expected + lead;
     }
 
@@ -177,6 +199,11 @@ final class BarrierPacer {
     /** True while a window is planned and not finished. */
     boolean pacing() {
         return windowOpen != Long.MAX_VALUE && !finished;
+    }
+
+    /** The finish point's share of the lead before the expected barrier. */
+    double finishShare() {
+        return finishShare;
     }
 
     /** True while no barrier can be expected (provisional rounds). */

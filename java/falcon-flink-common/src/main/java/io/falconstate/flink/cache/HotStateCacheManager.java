@@ -344,10 +344,11 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     /**
      * A checkpoint barrier reached the backend at {@code nanoTime}, before its {@link #flushAll}:
-     * the pacer plans the write-back ahead of the next one.
+     * the pacer plans the write-back ahead of the next one. {@code flushRunning}: RocksDB was still
+     * flushing a memtable.
      */
-    public void onBarrier(long nanoTime) {
-        pacer.onBarrier(nanoTime);
+    public void onBarrier(long nanoTime, boolean flushRunning) {
+        pacer.onBarrier(nanoTime, flushRunning);
         metrics.onBarrier();
     }
 

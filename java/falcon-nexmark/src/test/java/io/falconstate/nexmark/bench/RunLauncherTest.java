@@ -49,11 +49,7 @@ class RunLauncherTest {
         RunLauncher launcher = new RunLauncher(o);
         for (RunMatrix.Run run : matrix.runs) {
             Path dir = tmp.resolve(run.id());
-            List<String> cmd = launcher.command(run, dir);
-            List<String> args =
-                    cmd.subList(cmd.indexOf(NexmarkBenchmarkMain.class.getName()) + 1, cmd.size());
-            NexmarkBenchmarkMain main = new NexmarkBenchmarkMain();
-            Cli.commandLine(main).parseArgs(args.toArray(new String[0]));
+            NexmarkBenchmarkMain main = forkedMain(launcher, run, dir);
             NexmarkRunOptions r = main.run.toRunOptions();
 
             assertThat(main.resultFile).isEqualTo(dir.resolve("result.properties"));
@@ -91,12 +87,7 @@ class RunLauncherTest {
         java.util.Set<String> markers = new java.util.HashSet<>();
         for (RunMatrix.Run run : matrix.runs) {
             Path dir = tmp.resolve(run.id());
-            List<String> cmd = launcher.command(run, dir);
-            List<String> args =
-                    cmd.subList(cmd.indexOf(NexmarkBenchmarkMain.class.getName()) + 1, cmd.size());
-            NexmarkBenchmarkMain main = new NexmarkBenchmarkMain();
-            Cli.commandLine(main).parseArgs(args.toArray(new String[0]));
-            NexmarkRunOptions r = main.run.toRunOptions();
+            NexmarkRunOptions r = forkedMain(launcher, run, dir).run.toRunOptions();
             assertThat(r.sourceOptions())
                     .containsEntry("failure.after-events", "5000")
                     .containsEntry("failure.marker", dir.resolve("failure.marker").toString());
@@ -104,5 +95,16 @@ class RunLauncherTest {
             markers.add(r.sourceOptions().get("failure.marker"));
         }
         assertThat(markers).hasSize(matrix.runs.size());
+    }
+
+    /** The forked run's main, as it parses the command the launcher gives it. */
+    private static NexmarkBenchmarkMain forkedMain(
+            RunLauncher launcher, RunMatrix.Run run, Path dir) {
+        List<String> cmd = launcher.command(run, dir);
+        List<String> args =
+                cmd.subList(cmd.indexOf(NexmarkBenchmarkMain.class.getName()) + 1, cmd.size());
+        NexmarkBenchmarkMain main = new NexmarkBenchmarkMain();
+        Cli.commandLine(main).parseArgs(args.toArray(new String[0]));
+        return main;
     }
 }

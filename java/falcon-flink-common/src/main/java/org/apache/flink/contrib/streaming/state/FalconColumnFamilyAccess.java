@@ -52,6 +52,11 @@ public final class FalconColumnFamilyAccess {
         return true;
     }
 
+    /** Memtable flushes RocksDB is running now (all column families). */
+    public static long flushesRunning(RocksDBKeyedStateBackend<?> backend) throws RocksDBException {
+        return backend.db.getLongProperty("rocksdb.num-running-flushes");
+    }
+
     /** Entries in the active memtable of {@code stateName}'s column family; -1 if it has none. */
     public static long activeMemtableEntries(RocksDBKeyedStateBackend<?> backend, String stateName)
             throws RocksDBException {
