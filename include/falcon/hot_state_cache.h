@@ -83,7 +83,9 @@ class HotStateCache : public CacheLimits {
   CacheStats Stats(uint32_t state_id) const;
   CacheStats TotalStats() const;
 
-  uint64_t bytes() const;  // charged bytes, <= capacity after every call
+  // Charged bytes; with the index of dirty entries (about 8-21 bytes per
+  // dirty entry, released by FlushAll) <= capacity after every call.
+  uint64_t bytes() const;
   uint64_t entries() const;
   uint64_t dirty_bytes() const;
   uint64_t capacity_bytes() const;

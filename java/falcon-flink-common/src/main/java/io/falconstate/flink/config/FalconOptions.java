@@ -119,7 +119,8 @@ public final class FalconOptions {
                     .withDescription(
                             "Write-back ahead of checkpoint barriers: from this fraction of the "
                                     + "checkpoint interval before the next expected barrier "
-                                    + "(the interval is learned from the last two barriers), "
+                                    + "(execution.checkpointing.interval, then the interval "
+                                    + "between the last two barriers), "
                                     + "the cache writes its dirty entries back in small slices "
                                     + "on the task thread and starts the flush of the cached "
                                     + "states' memtables without waiting, so the synchronous "
