@@ -25,14 +25,7 @@ public final class FalconColumnFamilyAccess {
      */
     public static boolean flushColumnFamily(RocksDBKeyedStateBackend<?> backend, String stateName)
             throws RocksDBException {
-        ColumnFamilyHandle handle = backend.getColumnFamilyHandle(stateName);
-        if (handle == null) {
-            return false;
-        }
-        try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
-            backend.db.flush(options, handle);
-        }
-        return true;
+        return flush(backend, stateName, true);
     }
 
     /**
@@ -42,11 +35,17 @@ public final class FalconColumnFamilyAccess {
      */
     public static boolean startFlush(RocksDBKeyedStateBackend<?> backend, String stateName)
             throws RocksDBException {
+        return flush(backend, stateName, false);
+    }
+
+    private static boolean flush(
+            RocksDBKeyedStateBackend<?> backend, String stateName, boolean waitForFlush)
+            throws RocksDBException {
         ColumnFamilyHandle handle = backend.getColumnFamilyHandle(stateName);
         if (handle == null) {
             return false;
         }
-        try (FlushOptions options = new FlushOptions().setWaitForFlush(false)) {
+        try (FlushOptions options = new FlushOptions().setWaitForFlush(waitForFlush)) {
             backend.db.flush(options, handle);
         }
         return true;
