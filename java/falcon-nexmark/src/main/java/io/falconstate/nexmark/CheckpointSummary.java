@@ -5,22 +5,26 @@ import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
 import org.apache.flink.runtime.checkpoint.TaskStateStats;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
  * The checkpoint figures of a finished job, from the job's checkpoint statistics (what the REST
  * API's {@code /jobs/:id/checkpoints} shows). Durations are averaged over the completed checkpoints
- * of the job's history; the sizes are those of the last completed checkpoint.
+ * of the job's history (the synchronous phase also as their median); the sizes are those of the
+ * last completed checkpoint.
  */
 public final class CheckpointSummary {
     /** No statistics (checkpointing off, or the job graph had none). */
     public static final CheckpointSummary NONE =
-            new CheckpointSummary(-1, 0, -1, -1, -1, -1, -1, -1);
+            new CheckpointSummary(-1, 0, -1, -1, -1, -1, -1, -1, -1);
 
     private final long completed;
     private final int inHistory;
     private final double avgSyncMillis;
     private final long maxSyncMillis;
+    private final double medianSyncMillis;
     private final double avgEndToEndMillis;
     private final long maxEndToEndMillis;
     private final long lastStateSize;
@@ -31,6 +35,7 @@ public final class CheckpointSummary {
             int inHistory,
             double avgSyncMillis,
             long maxSyncMillis,
+            double medianSyncMillis,
             double avgEndToEndMillis,
             long maxEndToEndMillis,
             long lastStateSize,
@@ -39,6 +44,7 @@ public final class CheckpointSummary {
         this.inHistory = inHistory;
         this.avgSyncMillis = avgSyncMillis;
         this.maxSyncMillis = maxSyncMillis;
+        this.medianSyncMillis = medianSyncMillis;
         this.avgEndToEndMillis = avgEndToEndMillis;
         this.maxEndToEndMillis = maxEndToEndMillis;
         this.lastStateSize = lastStateSize;
@@ -54,6 +60,7 @@ public final class CheckpointSummary {
         int n = 0;
         double sync = 0;
         long syncMaxOfAll = -1;
+        List<Long> syncs = new ArrayList<>();
         double e2e = 0;
         long e2eMax = -1;
         for (AbstractCheckpointStats c : history) {
@@ -72,6 +79,7 @@ public final class CheckpointSummary {
                                 t.getSummaryStats().getSyncCheckpointDurationStats().getMaximum());
             }
             sync += syncMax;
+            syncs.add(syncMax);
             syncMaxOfAll = Math.max(syncMaxOfAll, syncMax);
         }
         CompletedCheckpointStats last = s.getHistory().getLatestCompletedCheckpoint();
@@ -80,10 +88,24 @@ public final class CheckpointSummary {
                 n,
                 n == 0 ? -1 : sync / n,
                 syncMaxOfAll,
+                median(syncs),
                 n == 0 ? -1 : e2e / n,
                 e2eMax,
                 last == null ? -1 : last.getStateSize(),
                 last == null ? -1 : last.getCheckpointedSize());
+    }
+
+    /** The middle value (the mean of the two middle ones for an even count); -1 if none. */
+    static double median(List<Long> values) {
+        if (values.isEmpty()) {
+            return -1;
+        }
+        List<Long> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        int mid = sorted.size() / 2;
+        return sorted.size() % 2 == 1
+                ? sorted.get(mid)
+                : (sorted.get(mid - 1) + sorted.get(mid)) / 2.0;
     }
 
     /** Completed checkpoints of the job, -1 if unknown. */
@@ -99,6 +121,11 @@ public final class CheckpointSummary {
     /** Mean over checkpoints of the slowest subtask's synchronous phase, ms; -1 if none. */
     public double avgSyncMillis() {
         return avgSyncMillis;
+    }
+
+    /** Median over checkpoints of the slowest subtask's synchronous phase, ms; -1 if none. */
+    public double medianSyncMillis() {
+        return medianSyncMillis;
     }
 
     /** The longest synchronous phase of any checkpoint (slowest subtask), ms; -1 if none. */

@@ -39,7 +39,8 @@ public final class BenchmarkReport {
                     "ckpt_sync_max_ms",
                     "ckpt_total_ms_median",
                     "state_size_bytes_median",
-                    "checkpoints_median");
+                    "checkpoints_median",
+                    "ckpt_sync_p50_ms_median");
 
     /** One aggregated cell and backend. */
     public static final class Summary {
@@ -207,6 +208,7 @@ public final class BenchmarkReport {
                     "events/s" + sep + span,
                     "cores",
                     "ckpt sync ms",
+                    "ckpt sync p50 ms",
                     "ckpt sync max ms",
                     "ckpt total ms",
                     "Falcon sync: write-back / memtable / RocksDB ms, MiB ahead",
@@ -229,6 +231,7 @@ public final class BenchmarkReport {
                                 : range(s, "events_per_s"),
                         num(s.median("cores"), "%.2f"),
                         num(s.median("ckpt_sync_ms"), "%.0f"),
+                        num(s.median("ckpt_sync_p50_ms"), "%.0f"),
                         num(s.max("ckpt_sync_max_ms"), "%.0f"),
                         num(s.median("ckpt_total_ms"), "%.0f"),
                         phases(s),
@@ -380,7 +383,8 @@ public final class BenchmarkReport {
                             raw(s.max("ckpt_sync_max_ms")),
                             raw(s.median("ckpt_total_ms")),
                             raw(s.median("state_size_bytes")),
-                            raw(s.median("checkpoints")));
+                            raw(s.median("checkpoints")),
+                            raw(s.median("ckpt_sync_p50_ms")));
             StringBuilder line = new StringBuilder();
             for (String x : v) {
                 if (line.length() > 0) {

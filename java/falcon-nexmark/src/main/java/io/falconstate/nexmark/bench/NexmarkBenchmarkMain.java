@@ -121,6 +121,7 @@ public final class NexmarkBenchmarkMain implements Callable<Integer> {
         p.setProperty("checkpoints", Long.toString(r.checkpoints().completed()));
         p.setProperty("ckpt_sync_ms", fmt(r.checkpoints().avgSyncMillis()));
         p.setProperty("ckpt_sync_max_ms", Long.toString(r.checkpoints().maxSyncMillis()));
+        p.setProperty("ckpt_sync_p50_ms", fmt(r.checkpoints().medianSyncMillis()));
         p.setProperty("ckpt_total_ms", fmt(r.checkpoints().avgEndToEndMillis()));
         p.setProperty("ckpt_total_max_ms", Long.toString(r.checkpoints().maxEndToEndMillis()));
         p.setProperty("state_size_bytes", Long.toString(r.checkpoints().lastStateSize()));

@@ -52,7 +52,8 @@ public final class RunRecord {
                             "falcon_rocksdb_sync_ms",
                             "falcon_prebarrier_mib",
                             "recovery_before_eps",
-                            "recovery_curve"));
+                            "recovery_curve",
+                            "ckpt_sync_p50_ms"));
 
     private final Map<String, String> values = new LinkedHashMap<>();
 
@@ -107,7 +108,8 @@ public final class RunRecord {
                     "falcon_rocksdb_sync_ms",
                     "falcon_prebarrier_mib",
                     "recovery_before_eps",
-                    "recovery_curve"
+                    "recovery_curve",
+                    "ckpt_sync_p50_ms"
                 }) {
             set(phase, p.getProperty(phase, ""));
         }

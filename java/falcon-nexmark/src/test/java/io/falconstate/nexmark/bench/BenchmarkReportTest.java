@@ -65,6 +65,7 @@ class BenchmarkReportTest {
                         "500 (400–600)",
                         "events/s per core, median (min–max)",
                         "events/s, median (min–max)",
+                        "ckpt sync p50 ms",
                         "ckpt sync max ms");
         assertThat(report.sideBySide()).contains("falcon / rocksdb", "2.27x");
         assertThat(report.summaryCsv().split("\n")[2])
