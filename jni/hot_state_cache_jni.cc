@@ -257,6 +257,23 @@ jint WriteBackSome(JNIEnv* env, jclass, jlong handle, jint max_entries) {
   });
 }
 
+// Replaces the dirty-byte cap (0 = none) and its low water; the next write
+// that leaves more dirty bytes than the new cap writes back down to the low
+// water (the cap follows a target pause: DirtyCapController on the Java side).
+void SetDirtyCap(JNIEnv* env, jclass, jlong handle, jlong dirty_cap,
+                 jlong dirty_low_water) {
+  GuardJniVoid(env, [&] {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr) return;
+    if (dirty_cap < 0 || dirty_low_water < 0 || dirty_low_water > dirty_cap) {
+      ThrowIllegalArgument(env, "falcon: bad dirty-byte cap");
+      return;
+    }
+    nc->dirty_cap = static_cast<uint64_t>(dirty_cap);
+    nc->dirty_low_water = static_cast<uint64_t>(dirty_low_water);
+  });
+}
+
 // Re-reads the lease quota and evicts down to it (no-op without a lease).
 jint ShrinkToQuota(JNIEnv* env, jclass, jlong handle) {
   return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
@@ -406,6 +423,7 @@ bool RegisterHotStateCache(JNIEnv* env) {
       FALCON_NATIVE("nativeFlush", "(JI)I", Flush),
       FALCON_NATIVE("nativeWriteBackDirty", "(JJ)I", WriteBackDirty),
       FALCON_NATIVE("nativeWriteBackSome", "(JI)I", WriteBackSome),
+      FALCON_NATIVE("nativeSetDirtyCap", "(JJJ)V", SetDirtyCap),
       FALCON_NATIVE("nativeDrain", "(JLjava/nio/ByteBuffer;)I", Drain),
       FALCON_NATIVE("nativeDropState", "(JI)V", DropState),
       FALCON_NATIVE("nativeClear", "(J)V", Clear),

@@ -25,8 +25,9 @@
 namespace falcon::jni::layout {
 
 // 2: MapState, 3: allocated bytes, 4: a record's prefix length, 5: no
-// adaptive bypass statistics
-constexpr jint kLayoutVersion = 6;
+// adaptive bypass statistics, 6: slices of write-back, 7: a settable
+// dirty-byte cap and partial bodies of maps over the cap
+constexpr jint kLayoutVersion = 7;
 
 // A write-back record, as NativeHotStateCache.drain() hands them to Java
 // (native byte order): int32 state id | int32 key length | int32 value length

@@ -39,9 +39,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>100k keys (64-byte values) are written and checkpointed once in setup. Before every measured
  * snapshot, {@code dirty} distinct keys are updated (for Falcon, with a cache holding all 100k keys
- * and no dirty cap, they stay dirty in the cache until written back; for stock RocksDB they sit in
- * the memtable). The asynchronous part runs after the measurement, then its files are discarded.
- * One measured snapshot per iteration (single shot).
+ * and no fixed dirty cap, they stay dirty in the cache until written back or until the cap from the
+ * write-back pause target sends the coldest back; for stock RocksDB they sit in the memtable). The
+ * asynchronous part runs after the measurement, then its files are discarded. One measured snapshot
+ * per iteration (single shot).
  *
  * <p>{@code intervalMs} 0: the updates come right before the barrier (the first checkpoint of a
  * job, or a barrier that nobody could see coming). Otherwise the updates are spread evenly over
@@ -167,11 +168,12 @@ public class CheckpointSyncBenchmark {
             if (cache != null) {
                 System.out.printf(
                         "PHASES writeBackMs=%.1f memtableFlushMs=%.1f rocksDbMs=%.1f"
-                                + " preBarrierBytes=%d%n",
+                                + " preBarrierBytes=%d dirtyCapMiB=%.1f%n",
                         cache.lastFlushNanos() / 1e6,
                         cache.lastCheckpointMemtableFlushNanos() / 1e6,
                         cache.lastCheckpointRocksDbSyncNanos() / 1e6,
-                        cache.lastPreBarrierBytes());
+                        cache.lastPreBarrierBytes(),
+                        cache.dirtyCapBytes() / 1048576.0);
             }
         }
         if (pending != null) {

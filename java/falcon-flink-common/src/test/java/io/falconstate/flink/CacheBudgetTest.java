@@ -39,6 +39,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -290,6 +291,43 @@ class CacheBudgetTest {
         } finally {
             a.dispose();
             b.dispose();
+        }
+    }
+
+    @Test
+    void aMeasuredWriteBackSetsTheDirtyCapFromTheTargetPause() throws Exception {
+        long ceiling = 64 << 20;
+        Configuration config = new Configuration();
+        config.set(FalconOptions.CACHE_SIZE_PER_SUBTASK, MemorySize.parse("64mb"));
+        config.set(FalconOptions.CACHE_MAX_DIRTY_BYTES, new MemorySize(ceiling));
+        // 1 ms of write-back holds far less than 64 MiB at any rate this machine reaches.
+        config.set(FalconOptions.CACHE_WRITE_BACK_PAUSE_TARGET, Duration.ofMillis(1));
+        FalconKeyedStateBackend<Integer> a =
+                create(backend(config), env, 1.0, new UnregisteredMetricsGroup());
+        try {
+            ValueState<String> v = valueState(a, "v");
+            String value = new String(new char[1000]).replace('\0', 'z');
+            assertThat(a.getHotStateCache().dirtyCapBytes()).isEqualTo(ceiling);
+            for (int k = 0; k < 4000; k++) {
+                a.setCurrentKey(k);
+                v.update(value + k);
+            }
+            a.getHotStateCache().flushAll();
+            long cap = a.getHotStateCache().dirtyCapBytes();
+            assertThat(a.getHotStateCache().lastFlushBytes()).isGreaterThan(3L << 20);
+            assertThat(cap).isLessThan(ceiling).isGreaterThanOrEqualTo(1L << 20);
+            // The new cap holds for the writes that follow.
+            for (int k = 0; k < 8000; k++) {
+                a.setCurrentKey(k);
+                v.update(value + (k + 1));
+                assertThat(a.getHotStateCache().totalStats().dirtyBytes()).isLessThanOrEqualTo(cap);
+            }
+            for (int k = 0; k < 8000; k += 13) {
+                a.setCurrentKey(k);
+                assertThat(v.value()).isEqualTo(value + (k + 1));
+            }
+        } finally {
+            a.dispose();
         }
     }
 

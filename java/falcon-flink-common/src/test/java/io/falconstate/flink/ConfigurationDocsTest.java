@@ -6,12 +6,14 @@ package io.falconstate.flink;
 import io.falconstate.flink.config.FalconOptions;
 
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.util.TimeUtils;
 
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -53,12 +55,19 @@ class ConfigurationDocsTest {
                                 return m.matches()
                                         && m.group(1).equals(option.key())
                                         && m.group(2).equals(type)
-                                        && m.group(3).equals(String.valueOf(option.defaultValue()));
+                                        && m.group(3).equals(shown(option.defaultValue()));
                             });
             assertThat(option.description().getBlocks())
                     .as("description of %s", option.key())
                     .isNotEmpty();
         }
+    }
+
+    /** A default as the table shows it: durations as Flink writes them ("50 ms"). */
+    private static String shown(Object defaultValue) {
+        return defaultValue instanceof Duration
+                ? TimeUtils.formatWithHighestUnit((Duration) defaultValue)
+                : String.valueOf(defaultValue);
     }
 
     @Test

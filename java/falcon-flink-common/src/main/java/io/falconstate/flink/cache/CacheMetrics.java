@@ -38,6 +38,7 @@ final class CacheMetrics {
     private volatile long lastFlushBytes;
     private volatile long flushCount;
     private volatile long lastPreBarrierBytes;
+    private volatile long dirtyCapBytes;
     private volatile long checkpointMemtableFlushNanos;
     private volatile long checkpointRocksDbSyncNanos;
 
@@ -72,6 +73,7 @@ final class CacheMetrics {
             group.gauge(
                     "checkpointRocksDbSyncUsTotal", () -> checkpointRocksDbSyncNanosTotal / 1000L);
             group.gauge("preBarrierBytesTotal", () -> preBarrierBytesTotal);
+            group.gauge("dirtyCapBytes", () -> dirtyCapBytes);
             group.gauge("quotaBytes", () -> this.quotaBytes);
             group.gauge("entries", () -> total().entries());
             group.gauge("bytes", () -> total().bytes());
@@ -147,6 +149,10 @@ final class CacheMetrics {
     }
 
     /** Task thread: a write-back ahead of the next barrier wrote {@code bytes}. */
+    void setDirtyCap(long bytes) {
+        dirtyCapBytes = bytes;
+    }
+
     void recordPreBarrier(long bytes) {
         preBarrierBytes += bytes;
     }

@@ -54,6 +54,8 @@ public final class CacheSettings implements Serializable {
     private static final ConfigOption<Duration> CHECKPOINTING_INTERVAL =
             ConfigOptions.key("execution.checkpointing.interval").durationType().noDefaultValue();
 
+    private static final Duration MAX_WRITE_BACK_PAUSE_TARGET = Duration.ofMinutes(10);
+
     /** The pre-barrier window opens at most half an interval before the expected barrier. */
     private static final double MAX_PRE_BARRIER_LEAD = 0.5;
 
@@ -63,6 +65,7 @@ public final class CacheSettings implements Serializable {
     private final long fixedBytesPerSubtask;
     private final long fixedEntriesPerSubtask;
     private final long maxDirtyBytes;
+    private final long writeBackPauseTargetNanos;
     private final double preBarrierLead;
     private final long checkpointIntervalMillis;
     private final double bypassHitRatio;
@@ -82,6 +85,7 @@ public final class CacheSettings implements Serializable {
             long fixedBytesPerSubtask,
             long fixedEntriesPerSubtask,
             long maxDirtyBytes,
+            long writeBackPauseTargetNanos,
             double preBarrierLead,
             long checkpointIntervalMillis,
             double bypassHitRatio,
@@ -99,6 +103,7 @@ public final class CacheSettings implements Serializable {
         this.fixedBytesPerSubtask = fixedBytesPerSubtask;
         this.fixedEntriesPerSubtask = fixedEntriesPerSubtask;
         this.maxDirtyBytes = maxDirtyBytes;
+        this.writeBackPauseTargetNanos = writeBackPauseTargetNanos;
         this.preBarrierLead = preBarrierLead;
         this.checkpointIntervalMillis = checkpointIntervalMillis;
         this.bypassHitRatio = bypassHitRatio;
@@ -146,6 +151,13 @@ public final class CacheSettings implements Serializable {
                             FalconOptions.CACHE_ENTRIES_PER_SUBTASK.key(), entries));
         }
         long dirty = checkBytes(config, FalconOptions.CACHE_MAX_DIRTY_BYTES);
+        Duration pause = config.get(FalconOptions.CACHE_WRITE_BACK_PAUSE_TARGET);
+        if (pause.isNegative() || pause.compareTo(MAX_WRITE_BACK_PAUSE_TARGET) > 0) {
+            throw new IllegalConfigurationException(
+                    String.format(
+                            "%s: %s is out of range; allowed: 0 (off) to 10 min",
+                            FalconOptions.CACHE_WRITE_BACK_PAUSE_TARGET.key(), pause));
+        }
         double lead = config.get(FalconOptions.CACHE_PRE_BARRIER_LEAD);
         if (!(lead >= 0.0 && lead <= MAX_PRE_BARRIER_LEAD)) {
             throw new IllegalConfigurationException(
@@ -189,6 +201,7 @@ public final class CacheSettings implements Serializable {
                 size,
                 entries,
                 dirty,
+                pause.toNanos(),
                 lead,
                 config.getOptional(CHECKPOINTING_INTERVAL).map(Duration::toMillis).orElse(0L),
                 bypass,
@@ -291,6 +304,11 @@ public final class CacheSettings implements Serializable {
         return checkpointIntervalMillis;
     }
 
+    /** The pause a barrier's write-back should fit in, nanoseconds; 0: the cap is fixed. */
+    public long writeBackPauseTargetNanos() {
+        return writeBackPauseTargetNanos;
+    }
+
     /** Dirty bytes left after the cap triggered a write-back: half the cap. */
     public long dirtyLowWaterBytes() {
         return maxDirtyBytes / 2;
@@ -385,6 +403,8 @@ public final class CacheSettings implements Serializable {
                 + fixedEntriesPerSubtask
                 + ", maxDirtyBytes="
                 + maxDirtyBytes
+                + ", writeBackPauseTargetNanos="
+                + writeBackPauseTargetNanos
                 + ", preBarrierLead="
                 + preBarrierLead
                 + ", bypassHitRatio="

@@ -89,6 +89,9 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     /** When to write back ahead of the next barrier; see {@link #pace()}. */
     private final BarrierPacer pacer;
 
+    /** The dirty-byte cap, sized from the target pause and measured write-backs. */
+    private final DirtyCapController dirtyCap;
+
     /** The cache's dirty entries now (asked once per pre-barrier window). */
     private final LongSupplier dirtyEntries;
 
@@ -132,6 +135,10 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                         settings.checkpointIntervalMillis() * 1_000_000L,
                         System.nanoTime());
         this.dirtyEntries = () -> cache.stats(-1).dirtyEntries();
+        this.dirtyCap =
+                new DirtyCapController(
+                        settings.writeBackPauseTargetNanos(), settings.maxDirtyBytes());
+        metrics.setDirtyCap(dirtyCap.capBytes());
     }
 
     /** Checkpoint intervals under one second are not paced: the barrier has little to do. */
@@ -328,10 +335,20 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         if (action > 0) {
             afterFlush(cache.writeBackSome(action));
         } else {
+            long start = System.nanoTime();
             afterFlush(cache.flush(-1));
+            measureWriteBack(writer.bytesWritten() - before, System.nanoTime() - start);
             memtableFlushAhead.run();
         }
         metrics.recordPreBarrier(writer.bytesWritten() - before);
+    }
+
+    /** A whole write-back measured: the dirty-byte cap follows the rate (DirtyCapController). */
+    private void measureWriteBack(long bytes, long nanos) {
+        if (dirtyCap.onWriteBack(bytes, nanos)) {
+            cache.setDirtyCap(dirtyCap.capBytes(), dirtyCap.lowWaterBytes());
+            metrics.setDirtyCap(dirtyCap.capBytes());
+        }
     }
 
     /**
@@ -402,7 +419,10 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         afterFlush(cache.shrinkToQuota());
         afterFlush(cache.flush(-1));
         closeIterators();
-        metrics.recordFlush(System.nanoTime() - start, writer.bytesWritten() - bytesBefore);
+        long nanos = System.nanoTime() - start;
+        long bytes = writer.bytesWritten() - bytesBefore;
+        metrics.recordFlush(nanos, bytes);
+        measureWriteBack(bytes, nanos);
         refreshStats();
     }
 
@@ -532,6 +552,11 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     /** Bytes written back ahead of the last checkpoint barrier (by the pacer). */
     public long lastPreBarrierBytes() {
         return metrics.lastPreBarrierBytes();
+    }
+
+    /** The dirty-byte cap now (0: none). */
+    public long dirtyCapBytes() {
+        return dirtyCap.capBytes();
     }
 
     public long recordsWrittenBack() {

@@ -10,6 +10,7 @@ import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -109,8 +110,23 @@ public final class FalconOptions {
                                     + "subtask's cache. When a write leaves more, the coldest "
                                     + "dirty entries are written back to RocksDB until half the "
                                     + "cap stays dirty, so the synchronous phase of a checkpoint "
-                                    + "flushes at most this much. 0 means no cap. Allowed: 0 to "
-                                    + "1 tb.");
+                                    + "flushes at most this much. With "
+                                    + "cache.write-back-pause-target, the cap until the first "
+                                    + "measured write-back and the ceiling after it. 0 means no "
+                                    + "fixed cap. Allowed: 0 to 1 tb.");
+
+    public static final ConfigOption<Duration> CACHE_WRITE_BACK_PAUSE_TARGET =
+            ConfigOptions.key(PREFIX + "cache.write-back-pause-target")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(50))
+                    .withDescription(
+                            "How long a checkpoint barrier's write-back should take at most, "
+                                    + "also when nobody foresaw the barrier: each keyed "
+                                    + "subtask measures how fast it writes back and caps its "
+                                    + "dirty bytes at that rate times this pause (at least 1 mb, "
+                                    + "at most cache.max-dirty-bytes when that is not 0). 0 "
+                                    + "turns it off: the cap is cache.max-dirty-bytes. Allowed: "
+                                    + "0 to 10 min.");
 
     public static final ConfigOption<Double> CACHE_PRE_BARRIER_LEAD =
             ConfigOptions.key(PREFIX + "cache.pre-barrier-lead")
@@ -191,13 +207,14 @@ public final class FalconOptions {
                     .memoryType()
                     .defaultValue(MemorySize.parse("256kb"))
                     .withDescription(
-                            "The largest user map the cache holds: its serialized user keys and "
-                                    + "values plus 12 bytes per entry. A larger map is read and "
-                                    + "written in RocksDB (a small marker remembers it, so it is "
-                                    + "not scanned again). Large enough for a hot join key's "
-                                    + "rows while it is hot: each of them read from RocksDB is "
-                                    + "a lookup of a key that is not there, which searches every "
-                                    + "level of a large state. Allowed: 1 kb to 8 mb.");
+                            "The largest user map the cache holds whole: its serialized user "
+                                    + "keys and values plus 12 bytes per entry. Of a larger map "
+                                    + "the cache holds the entries read and written lately, up "
+                                    + "to this size; iterating it reads RocksDB. Large enough "
+                                    + "for a hot join key's rows while it is hot: each of them "
+                                    + "read from RocksDB is a lookup of a key that is not there, "
+                                    + "which searches every level of a large state. Allowed: 1 "
+                                    + "kb to 8 mb.");
 
     public static final ConfigOption<Double> CACHE_MAP_STATE_BYPASS_HIT_RATIO =
             ConfigOptions.key(PREFIX + "cache.map-state.bypass-hit-ratio")
@@ -396,6 +413,7 @@ public final class FalconOptions {
                         CACHE_ENTRIES_PER_SUBTASK,
                         CACHE_MAX_DIRTY_BYTES,
                         CACHE_PRE_BARRIER_LEAD,
+                        CACHE_WRITE_BACK_PAUSE_TARGET,
                         CACHE_BYPASS_HIT_RATIO,
                         CACHE_SWITCH_WINDOW,
                         CACHE_SWITCH_RETRY_OPERATIONS,

@@ -218,6 +218,18 @@ public final class NativeHotStateCache implements AutoCloseable {
         return nativeWriteBackSome(handle, maxEntries);
     }
 
+    /**
+     * Replaces the dirty-byte cap ({@code 0}: none): a write that leaves more than {@code capBytes}
+     * dirty writes the coldest dirty entries back until {@code lowWaterBytes} stay dirty.
+     */
+    public void setDirtyCap(long capBytes, long lowWaterBytes) {
+        if (capBytes < 0 || lowWaterBytes < 0 || lowWaterBytes > capBytes) {
+            throw new IllegalArgumentException(
+                    "bad dirty-byte cap: " + capBytes + ", low water " + lowWaterBytes);
+        }
+        nativeSetDirtyCap(handle, capBytes, lowWaterBytes);
+    }
+
     /** Re-reads the budget lease's quota and evicts down to it. Returns the write bits. */
     public int shrinkToQuota() {
         return nativeShrinkToQuota(handle);
@@ -306,6 +318,8 @@ public final class NativeHotStateCache implements AutoCloseable {
     private static native int nativeFlush(long handle, int stateId);
 
     private static native int nativeWriteBackDirty(long handle, long maxDirtyBytes);
+
+    private static native void nativeSetDirtyCap(long handle, long capBytes, long lowWaterBytes);
 
     private static native int nativeWriteBackSome(long handle, int maxEntries);
 
