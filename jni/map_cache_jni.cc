@@ -264,6 +264,49 @@ jint Clear(JNIEnv* env, jclass, jlong handle, jint state_id,
   });
 }
 
+// io: prefix, user key, value (value_length < 0: RocksDB has no such key).
+jint Fill(JNIEnv* env, jclass, jlong handle, jint state_id, jint prefix_length,
+          jint key_length, jint value_length, jlong max_map_bytes) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    const bool absent = value_length < 0;
+    if (nc == nullptr || !CheckMapIo(env, nc, state_id, prefix_length,
+                                     key_length, absent ? 0 : value_length)) {
+      return kErrorReturn;
+    }
+    Result<WriteOutcome> r = nc->maps->Fill(
+        static_cast<uint32_t>(state_id), IoKey(nc, prefix_length),
+        std::string_view(nc->io + prefix_length,
+                         static_cast<size_t>(key_length)),
+        absent ? std::string_view()
+               : IoValue(nc, prefix_length + key_length, value_length),
+        absent, max_map_bytes < 0 ? 0 : static_cast<uint64_t>(max_map_bytes));
+    if (!r.ok()) {
+      ThrowStatus(env, r.status());
+      return kErrorReturn;
+    }
+    return WriteCode(env, nc, *r);
+  });
+}
+
+// io: prefix.
+jint WriteBackPartial(JNIEnv* env, jclass, jlong handle, jint state_id,
+                      jint prefix_length) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr || !CheckMapIo(env, nc, state_id, prefix_length, 0, 0)) {
+      return kErrorReturn;
+    }
+    Result<WriteOutcome> r = nc->maps->WriteBackPartial(
+        static_cast<uint32_t>(state_id), IoKey(nc, prefix_length));
+    if (!r.ok()) {
+      ThrowStatus(env, r.status());
+      return kErrorReturn;
+    }
+    return WriteCode(env, nc, *r);
+  });
+}
+
 void Stats(JNIEnv* env, jclass, jlong handle, jint state_id, jlongArray out) {
   GuardJniVoid(env, [&] {
     NativeCache* nc = Checked(env, handle);
@@ -306,6 +349,8 @@ bool RegisterMapCache(JNIEnv* env) {
       FALCON_NATIVE("nativeGet", "(JIII)I", Get),
       FALCON_NATIVE("nativeIsEmpty", "(JII)I", IsEmpty),
       FALCON_NATIVE("nativeScan", "(JIIIZ)I", Scan),
+      FALCON_NATIVE("nativeFill", "(JIIIIJ)I", Fill),
+      FALCON_NATIVE("nativeWriteBackPartial", "(JII)I", WriteBackPartial),
       FALCON_NATIVE("nativeLoad", "(JIIIIJ)I", Load),
       FALCON_NATIVE("nativeLoadGet", "(JIIIIIJ)J", LoadGet),
       FALCON_NATIVE("nativePut", "(JIIIIJ)I", Put),

@@ -25,7 +25,7 @@ MapLookup Kind(const GetResult& g) {
     case Lookup::kHit:
       return MapLookup::kHit;
     case Lookup::kAbsent:
-      return MapLookup::kOversized;  // the marker
+      return MapLookup::kOversized;  // a map over the cap: its partial body
     case Lookup::kBypass:
       return MapLookup::kBypass;
     case Lookup::kMiss:
@@ -43,13 +43,18 @@ MapGetResult MapCache::Get(uint32_t state_id, std::string_view prefix,
   CacheCore& core = *cache_->core_;
   const GetResult g = core.Get(state_id, prefix);
   const MapLookup kind = Kind(g);
-  if (kind != MapLookup::kHit) {
+  if (kind != MapLookup::kHit && kind != MapLookup::kOversized) {
     if (kind != MapLookup::kMiss) core.CountMapNotCached(state_id);
     return MapGetResult{kind, std::string_view()};
   }
   const MapBodyView body(g.data, g.size);
   bool found = false;
   const uint32_t at = body.LowerBound(user_key, &found);
+  if (!found && kind == MapLookup::kOversized) {
+    // Over the cap, and not in its partial body: in RocksDB as it is.
+    core.CountMapNotCached(state_id);
+    return MapGetResult{kind, std::string_view()};
+  }
   if (!found) return MapGetResult{MapLookup::kAbsent, std::string_view()};
   const MapRecord r = body.At(at);
   if (!r.live()) return MapGetResult{MapLookup::kAbsent, std::string_view()};
@@ -141,6 +146,19 @@ Result<WriteOutcome> MapCache::Clear(uint32_t state_id,
   return cache_->core_->MapWrite(state_id, prefix, CacheCore::MapOp::kClear,
                                  std::string_view(), std::string_view(),
                                  ~uint64_t{0});
+}
+
+Result<WriteOutcome> MapCache::Fill(uint32_t state_id, std::string_view prefix,
+                                    std::string_view user_key,
+                                    std::string_view value, bool absent,
+                                    uint64_t max_map_bytes) {
+  return cache_->core_->MapFill(state_id, prefix, user_key, value, absent,
+                                max_map_bytes);
+}
+
+Result<WriteOutcome> MapCache::WriteBackPartial(uint32_t state_id,
+                                                std::string_view prefix) {
+  return cache_->core_->MapWriteBackPartial(state_id, prefix);
 }
 
 MapStats MapCache::Stats(uint32_t state_id) const {

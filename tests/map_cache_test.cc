@@ -1,8 +1,9 @@
 // Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
 //
-// MapCache: complete maps, in-place and rebuilt writes, tombstones, the
-// oversized marker, write-back on flush and eviction, scans, and a randomized
-// differential run against a model map and a fake RocksDB fed by the sink.
+// MapCache: complete maps, in-place and rebuilt writes, tombstones, partial
+// bodies of maps over the cap, write-back on flush and eviction, scans, and a
+// randomized differential run against a model map and a fake RocksDB fed by
+// the sink.
 
 #include "falcon/map_cache.h"
 
@@ -237,25 +238,102 @@ TEST_F(MapCacheTest, ScanIsInUnsignedByteOrderAndResumesAfterAKey) {
   EXPECT_EQ(tiny.needed, 6u + 1 + 0);
 }
 
-TEST_F(MapCacheTest, OversizedMapsLeaveAMarkerAndGoToRocksDb) {
+TEST_F(MapCacheTest, AMapOverTheCapKeepsAPartialBody) {
   for (int i = 0; i < 100; ++i) sink_.db["p" + std::to_string(1000 + i)] = "v";
   auto loaded = LoadFromDb("p", /*cap=*/512);
   ASSERT_TRUE(loaded.ok());
   EXPECT_EQ(*loaded, WriteOutcome::kNotCached);
+  EXPECT_EQ(maps_->Stats(kState).oversized, 1u);
+  // Not in the (empty) partial body: RocksDB answers, and the answer stays.
   EXPECT_EQ(maps_->Get(kState, "p", "1000").kind, MapLookup::kOversized);
-  EXPECT_EQ(maps_->IsEmpty(kState, "p"), MapLookup::kOversized);
+  ASSERT_TRUE(maps_->Fill(kState, "p", "1000", "v", false, 512).ok());
+  ASSERT_TRUE(maps_->Fill(kState, "p", "2000", "", true, 512).ok());
+  MapGetResult hit = maps_->Get(kState, "p", "1000");
+  EXPECT_EQ(hit.kind, MapLookup::kHit);
+  EXPECT_EQ(hit.value, "v");
+  EXPECT_EQ(maps_->Get(kState, "p", "2000").kind, MapLookup::kAbsent);
+  EXPECT_EQ(maps_->Get(kState, "p", "1001").kind, MapLookup::kOversized);
+  EXPECT_EQ(cache_->dirty_bytes(), 0u) << "fills are clean";
+
+  // Writes stay in the body until written back.
   auto put = maps_->Put(kState, "p", "x", "y", 512);
   ASSERT_TRUE(put.ok());
-  EXPECT_EQ(*put, WriteOutcome::kNotCached);
-  EXPECT_EQ(maps_->Stats(kState).oversized, 1u);
-  // Cleared, the map may be small: the marker goes.
+  EXPECT_EQ(*put, WriteOutcome::kCached);
+  auto removed = maps_->Remove(kState, "p", "1000");
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, WriteOutcome::kCached);
+  EXPECT_EQ(maps_->Get(kState, "p", "x").value, "y");
+  EXPECT_EQ(maps_->Get(kState, "p", "1000").kind, MapLookup::kAbsent);
+  EXPECT_EQ(sink_.db.count("px"), 0u);
+  EXPECT_EQ(sink_.db.count("p1000"), 1u);
+  // A remove of a key the body does not know is the caller's, in RocksDB.
+  auto unknown = maps_->Remove(kState, "p", "1001");
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(*unknown, WriteOutcome::kNotCached);
+
+  // Scans read RocksDB: first the body's dirty records go there.
+  EXPECT_EQ(maps_->IsEmpty(kState, "p"), MapLookup::kOversized);
+  auto written = maps_->WriteBackPartial(kState, "p");
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(*written, WriteOutcome::kCached);
+  EXPECT_EQ(sink_.db.at("px"), "y");
+  EXPECT_EQ(sink_.db.count("p1000"), 0u);
+  EXPECT_EQ(cache_->dirty_bytes(), 0u);
+  EXPECT_EQ(maps_->Get(kState, "p", "x").value, "y") << "kept, clean";
+
+  // Cleared, the map may be small: the partial body goes.
+  ASSERT_TRUE(maps_->Put(kState, "p", "z", "dirty", 512).ok());
   auto cleared = maps_->Clear(kState, "p");
   ASSERT_TRUE(cleared.ok());
   EXPECT_EQ(*cleared, WriteOutcome::kNotCached);
   EXPECT_EQ(maps_->Get(kState, "p", "1000").kind, MapLookup::kMiss);
+  EXPECT_EQ(cache_->dirty_bytes(), 0u);
+  auto no_body = maps_->Fill(kState, "p", "1000", "v", false, 512);
+  ASSERT_TRUE(no_body.ok());
+  EXPECT_EQ(*no_body, WriteOutcome::kNotCached);
 }
 
-TEST_F(MapCacheTest, AMapGrowingOverItsCapIsWrittenBackAndBecomesAMarker) {
+TEST_F(MapCacheTest, APartialBodyAtTheCapWritesBackAndStartsOver) {
+  ASSERT_TRUE(maps_->Load(kState, "p", Packed({}), 0, 0).ok());  // over 0
+  ASSERT_EQ(maps_->Peek(kState, "p"), MapLookup::kOversized);
+  constexpr uint64_t kSmallCap = 400;
+  std::map<std::string, std::string> model;
+  for (int i = 0; i < 60; ++i) {
+    const std::string key = "k" + std::to_string(100 + i);
+    const std::string value(10 + i % 3, static_cast<char>('a' + i % 26));
+    ASSERT_TRUE(maps_->Put(kState, "p", key, value, kSmallCap).ok());
+    model["p" + key] = value;
+    for (const auto& [full, v] : model) {
+      MapGetResult g = maps_->Get(kState, "p", full.substr(1));
+      if (g.kind == MapLookup::kOversized) {
+        ASSERT_EQ(sink_.db.at(full), v) << "started over: written back";
+      } else {
+        ASSERT_EQ(g.kind, MapLookup::kHit);
+        ASSERT_EQ(g.value, v);
+      }
+    }
+  }
+  EXPECT_GT(sink_.db.size(), 20u) << "the body started over several times";
+  EXPECT_LT(cache_->Stats(kState).bytes, 4 * kSmallCap);
+  Flush();
+  EXPECT_EQ(sink_.db, model);
+}
+
+TEST_F(MapCacheTest, ARecordLargerThanTheCapDropsThePartialBody) {
+  ASSERT_TRUE(maps_->Load(kState, "p", Packed({}), 0, 0).ok());  // over 0
+  ASSERT_TRUE(maps_->Put(kState, "p", "a", "old", 256).ok());
+  ASSERT_TRUE(maps_->Put(kState, "p", "b", "dirty", 256).ok());
+  auto big = maps_->Put(kState, "p", "a", std::string(300, 'x'), 256);
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ(*big, WriteOutcome::kNotCached) << "the caller writes it";
+  EXPECT_EQ(maps_->Get(kState, "p", "a").kind, MapLookup::kMiss)
+      << "no older version stays cached";
+  EXPECT_EQ(sink_.db.at("pb"), "dirty") << "the body was written back";
+  EXPECT_EQ(cache_->dirty_bytes(), 0u);
+  EXPECT_EQ(cache_->Stats(kState).entries, 0u);
+}
+
+TEST_F(MapCacheTest, AMapGrowingOverItsCapIsWrittenBackAndStartsAPartialBody) {
   ASSERT_TRUE(LoadFromDb("p", 256).ok());
   int puts = 0;
   for (; puts < 100; ++puts) {
@@ -271,10 +349,10 @@ TEST_F(MapCacheTest, AMapGrowingOverItsCapIsWrittenBackAndBecomesAMarker) {
   EXPECT_EQ(cache_->dirty_bytes(), 0u);
 }
 
-// A map larger than the arena's blocks lives in a heap block; when it turns
-// into a marker the block is freed, and the next write must not read it
+// A map larger than the arena's blocks lives in a heap block; when it goes
+// over the cap the block is freed, and the next write must not read it
 // through the index's memo (AddressSanitizer catches the read).
-TEST_F(MapCacheTest, AWriteAfterAMapBecameAMarkerDoesNotReadItsFreedBlock) {
+TEST_F(MapCacheTest, AWriteAfterAMapWentOverTheCapDoesNotReadItsFreedBlock) {
   constexpr uint64_t kBigCap = 8 << 10;
   ASSERT_TRUE(LoadFromDb("p", kBigCap).ok());
   int puts = 0;
@@ -287,7 +365,8 @@ TEST_F(MapCacheTest, AWriteAfterAMapBecameAMarkerDoesNotReadItsFreedBlock) {
   ASSERT_LT(puts, 200) << "the map never reached its cap";
   auto again = maps_->Put(kState, "p", "k999", "v", kBigCap);
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(*again, WriteOutcome::kNotCached);
+  EXPECT_EQ(*again, WriteOutcome::kCached) << "into the partial body";
+  EXPECT_EQ(maps_->Get(kState, "p", "k999").value, "v");
 }
 
 TEST_F(MapCacheTest, EvictedDirtyMapsAreWrittenBack) {
@@ -404,6 +483,14 @@ TEST_F(MapCacheTest, DifferentialAgainstAModel) {
       if (g.kind == MapLookup::kOversized || g.kind == MapLookup::kMiss) {
         auto db = sink_.db.find(prefix + key);
         ASSERT_EQ(db == sink_.db.end(), expected == model.end()) << step;
+        if (g.kind == MapLookup::kOversized && op % 3 != 0) {
+          const bool absent = db == sink_.db.end();
+          ASSERT_TRUE(maps_
+                          ->Fill(kState, prefix, key,
+                                 absent ? std::string() : db->second, absent,
+                                 cap)
+                          .ok());
+        }
       } else if (g.kind == MapLookup::kHit) {
         ASSERT_NE(expected, model.end()) << step;
         ASSERT_EQ(g.value, expected->second) << step;
@@ -435,7 +522,23 @@ TEST_F(MapCacheTest, DifferentialAgainstAModel) {
         if (*r == WriteOutcome::kNotCached) drop(&sink_.db);
         drop(&model);
       } else if (op < 88) {
-        if (maps_->IsEmpty(kState, prefix) == MapLookup::kHit) {
+        const MapLookup empty = maps_->IsEmpty(kState, prefix);
+        if (empty == MapLookup::kOversized) {
+          // The caller's scan of RocksDB, after the body's write-back.
+          ASSERT_TRUE(maps_->WriteBackPartial(kState, prefix).ok());
+          auto in = [&](const std::map<std::string, std::string>& m) {
+            std::map<std::string, std::string> out;
+            for (auto it = m.lower_bound(prefix);
+                 it != m.end() &&
+                 it->first.compare(0, prefix.size(), prefix) == 0;
+                 ++it) {
+              out.insert(*it);
+            }
+            return out;
+          };
+          ASSERT_EQ(in(sink_.db), in(model)) << "seed " << seed << " " << step;
+        }
+        if (empty == MapLookup::kHit) {
           ASSERT_EQ(ScanAll(prefix).size(),
                     static_cast<size_t>(std::count_if(
                         model.begin(), model.end(), [&](const auto& kv) {
@@ -451,7 +554,7 @@ TEST_F(MapCacheTest, DifferentialAgainstAModel) {
     }
     Flush();
     ASSERT_EQ(sink_.db, model) << "seed " << seed;
-    // The run went through every path: loads, oversized maps, evictions.
+    // The run went through every path: loads, partial bodies, evictions.
     EXPECT_GT(maps_->Stats(kState).loads, 50u);
     EXPECT_GT(maps_->Stats(kState).oversized, 0u);
     if (seed % 2 == 0) {

@@ -8,9 +8,16 @@
 // entries: a map is one entry, charged for all its bytes (docs/cache.md).
 //
 //  * Load(): after a miss, the caller's scan of the whole prefix in RocksDB.
-//    A map over `max_map_bytes` is not cached: a small "oversized" marker is
-//    cached instead, so later operations go to RocksDB without scanning
-//    again (kOversized) until the marker is evicted.
+//    A map over `max_map_bytes` is not cached whole: it gets a partial body
+//    instead, empty at first, so later operations skip the scan until it is
+//    evicted. A partial body holds some of the map's records, as
+//    authoritative as a whole map's; the other user keys are in RocksDB as
+//    they are. Get answers from it (kOversized: not in it, read RocksDB,
+//    then Fill); Put and Remove of a key it holds change it, a Put of a new
+//    key joins it (kNotCached: a Remove of a key it does not hold, delete it
+//    in RocksDB). Over `max_map_bytes` it writes its dirty records back and
+//    starts over. IsEmpty and Scan answer kOversized: WriteBackPartial, then
+//    read RocksDB.
 //  * Get / IsEmpty / Scan read a cached map only; Put / Remove / Clear change
 //    a cached map only (dirty records, tombstones). Anything else answers
 //    kMiss / kOversized / kNotCached and the caller uses RocksDB itself.
@@ -84,7 +91,7 @@ class MapCache {
 
   // Caches the map read from RocksDB (`count` packed records, in key order)
   // clean, unless a version is cached already. Over `max_map_bytes`: caches
-  // the oversized marker and answers kNotCached.
+  // an empty partial body and answers kNotCached.
   [[nodiscard]] Result<WriteOutcome> Load(uint32_t state_id,
                                           std::string_view prefix,
                                           std::string_view packed,
@@ -92,7 +99,7 @@ class MapCache {
                                           uint64_t max_map_bytes);
   // Write-back put into a cached map. A put that takes the map over
   // `max_map_bytes` writes back all its dirty records (this one included)
-  // and leaves the oversized marker: still kCached. kNotCached: not cached.
+  // and leaves an empty partial body: still kCached. kNotCached: not cached.
   [[nodiscard]] Result<WriteOutcome> Put(uint32_t state_id,
                                          std::string_view prefix,
                                          std::string_view user_key,
@@ -101,10 +108,23 @@ class MapCache {
   [[nodiscard]] Result<WriteOutcome> Remove(uint32_t state_id,
                                             std::string_view prefix,
                                             std::string_view user_key);
-  // Every entry of the map: tombstones for what RocksDB holds. On a marker
-  // the marker is dropped and the answer is kNotCached.
+  // Every entry of the map: tombstones for what RocksDB holds. On a map over
+  // the cap its partial body is dropped and the answer is kNotCached.
   [[nodiscard]] Result<WriteOutcome> Clear(uint32_t state_id,
                                            std::string_view prefix);
+
+  // A map over the cap: what RocksDB holds for `user_key` (its value, or
+  // nothing when `absent`) joins the partial body, clean. kNotCached (and
+  // nothing changes) when the map has no partial body.
+  [[nodiscard]] Result<WriteOutcome> Fill(uint32_t state_id,
+                                          std::string_view prefix,
+                                          std::string_view user_key,
+                                          std::string_view value, bool absent,
+                                          uint64_t max_map_bytes);
+  // A map over the cap: its dirty records go to the sink (they stay, clean),
+  // so RocksDB holds the whole map. kNotCached without a partial body.
+  [[nodiscard]] Result<WriteOutcome> WriteBackPartial(uint32_t state_id,
+                                                      std::string_view prefix);
 
   MapStats Stats(uint32_t state_id) const;
   // Charged bytes of a cached map with this prefix and these records.

@@ -80,9 +80,10 @@ class CacheCore {
   void ApplyCapacity(uint64_t bytes, uint64_t entries);
 
   // --- MapState (cache_core_maps.cc, include/falcon/map_cache.h). A map is
-  // an entry of a map state: key = the map's prefix, value = a MapBody; the
-  // oversized marker is an absent entry. Get(state, prefix) finds a map and
-  // counts the access; MapPeek does not count.
+  // an entry of a map state: key = the map's prefix, value = a MapBody. A map
+  // over the cap is an absent entry whose body (possibly empty) is partial:
+  // the records it holds are authoritative, the others are in RocksDB.
+  // Get(state, prefix) finds a map and counts the access; MapPeek does not.
   enum class MapOp : uint8_t { kPut, kRemove, kClear };
   GetResult MapPeek(uint32_t state_id, std::string_view prefix) const;
   Result<WriteOutcome> MapLoad(uint32_t state_id, std::string_view prefix,
@@ -91,6 +92,17 @@ class CacheCore {
   Result<WriteOutcome> MapWrite(uint32_t state_id, std::string_view prefix,
                                 MapOp op, std::string_view user_key,
                                 std::string_view value, uint64_t max_map_bytes);
+  // A map over the cap: records what RocksDB holds for one user key (its
+  // value, or nothing when `absent`), clean. kNotCached when the map is not
+  // over the cap in the cache.
+  Result<WriteOutcome> MapFill(uint32_t state_id, std::string_view prefix,
+                               std::string_view user_key,
+                               std::string_view value, bool absent,
+                               uint64_t max_map_bytes);
+  // A map over the cap: writes its dirty records back, so RocksDB holds the
+  // whole map (before the caller reads it there). kNotCached otherwise.
+  Result<WriteOutcome> MapWriteBackPartial(uint32_t state_id,
+                                           std::string_view prefix);
   MapStats MapStatsOf(uint32_t state_id) const {
     const StateSlot* s = accounting_.Find(state_id);
     return s == nullptr ? MapStats() : s->map;
@@ -155,8 +167,18 @@ class CacheCore {
   // class changes; sets the entry's dirty bit to `dirty`.
   Status ReplaceValue(Entry* e, size_t pos, std::string_view value, bool absent,
                       bool dirty);
+  // Writes to a map over the cap (its partial body); see cache_core_maps.cc.
+  Result<WriteOutcome> PartialWrite(Entry* e, size_t pos, uint64_t hash,
+                                    MapOp op, std::string_view user_key,
+                                    std::string_view value,
+                                    uint64_t max_map_bytes);
+  Result<WriteOutcome> PartialPut(Entry* e, size_t pos, uint64_t hash,
+                                  uint32_t at, bool found,
+                                  std::string_view user_key,
+                                  std::string_view value, uint8_t flags,
+                                  uint64_t max_map_bytes);
   // A map grown over its cap: its dirty records (`body`) go to the sink now,
-  // and the entry becomes the clean oversized marker.
+  // and the entry becomes an empty partial body (clean).
   Status Oversize(Entry* e, size_t pos, std::string_view body);
 
   // Unlinks e from its queue and the index and takes it off the books; the
@@ -220,7 +242,8 @@ inline GetResult CacheCore::Get(uint32_t state_id, std::string_view key) {
     OnHit(e);
     if (e->absent()) {
       s.stats.absent_hits += 1;
-      return GetResult{Lookup::kAbsent, nullptr, 0};
+      // A map over the cap: its partial body (empty for a ValueState).
+      return GetResult{Lookup::kAbsent, e->value(), e->value_len()};
     }
     s.stats.hits += 1;
     return GetResult{Lookup::kHit, e->value(), e->value_len()};

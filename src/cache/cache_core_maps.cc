@@ -138,10 +138,15 @@ Result<WriteOutcome> CacheCore::MapWrite(uint32_t state_id,
   if (e == nullptr && tiny_lfu() && !counted) {
     admission_.RecordMiss(hash);  // a write of a map not cached is an access
   }
+  if (e != nullptr && e->absent() && op != MapOp::kClear) {
+    if (tiny_lfu() && !counted) admission_.RecordHit(e);
+    return PartialWrite(e, pos, hash, op, user_key, value, max_map_bytes);
+  }
   if (e == nullptr || e->absent()) {
-    // Not cached, or oversized: the caller uses RocksDB. A cleared map may
-    // be small again: drop its marker.
-    if (e != nullptr && op == MapOp::kClear) Discard(e);
+    // Not cached, or a cleared map over the cap: the caller uses RocksDB. A
+    // cleared map may be small again: drop its partial body (its dirty
+    // records are the cleared map's, which RocksDB is about to lose too).
+    if (e != nullptr) Discard(e);
     s.stats.not_cached += 1;
     s.map.not_cached_ops += 1;
     return WriteOutcome::kNotCached;
@@ -250,6 +255,193 @@ Result<WriteOutcome> CacheCore::MapWrite(uint32_t state_id,
   }
   if (st.ok()) st = MakeRoom();
   if (!st.ok()) return st;
+  return WriteOutcome::kCached;
+}
+
+// A map over the cap keeps a partial body: a subset of its records, each as
+// authoritative as a whole map's (dirty, tombstone and in-RocksDB flags);
+// user keys it does not hold are in RocksDB as they are. It stays under
+// max_map_bytes by starting over: its dirty records go to the sink, and the
+// body holds the new record alone.
+Result<WriteOutcome> CacheCore::PartialWrite(Entry* e, size_t pos,
+                                             uint64_t hash, MapOp op,
+                                             std::string_view user_key,
+                                             std::string_view value,
+                                             uint64_t max_map_bytes) {
+  StateSlot& s = accounting_.Slot(e->state());
+  char* raw = e->value();
+  const MapBodyView body(raw, e->value_len());
+  bool found = false;
+  const uint32_t at = body.LowerBound(user_key, &found);
+  const MapRecord old = found ? body.At(at) : MapRecord{};
+  auto done_in_place = [&](bool dirty) -> Result<WriteOutcome> {
+    if (dirty) accounting_.SetDirty(e, true);
+    index_.Remember(e, pos, hash);
+    OnHit(e);
+    return WriteOutcome::kCached;
+  };
+  if (op == MapOp::kRemove) {
+    if (!found) {
+      // Unknown here, maybe in RocksDB: the caller deletes it there.
+      s.stats.not_cached += 1;
+      s.map.not_cached_ops += 1;
+      return WriteOutcome::kNotCached;
+    }
+    if (!old.live()) return done_in_place(false);  // deleted already
+    // A key RocksDB holds gets a tombstone; one it never got is known absent.
+    const uint8_t flags = old.in_db()
+                              ? kRecordDirty | kRecordTombstone | kRecordInDb
+                              : kRecordTombstone;
+    SetRecordFlags(raw, old, flags);
+    SetLiveCount(raw, body.live() - 1);
+    return done_in_place(old.in_db());
+  }
+  // A put: a user key this body does not know may be in RocksDB.
+  const uint8_t flags =
+      kRecordDirty | (found ? (old.flags & kRecordInDb) : kRecordInDb);
+  if (found && old.value.size() == value.size()) {
+    std::memcpy(raw + old.offset + kRecordHeaderBytes + old.key.size(),
+                value.data(), value.size());
+    SetRecordFlags(raw, old, flags);
+    if (!old.live()) SetLiveCount(raw, body.live() + 1);
+    return done_in_place(true);
+  }
+  return PartialPut(e, pos, hash, at, found, user_key, value, flags,
+                    max_map_bytes);
+}
+
+Result<WriteOutcome> CacheCore::MapFill(uint32_t state_id,
+                                        std::string_view prefix,
+                                        std::string_view user_key,
+                                        std::string_view value, bool absent,
+                                        uint64_t max_map_bytes) {
+  if (state_id >= CacheLimits::kMaxStates) {
+    return Status::InvalidArgument("state id >= CacheLimits::kMaxStates");
+  }
+  if (prefix.size() > CacheLimits::kMaxKeyBytes ||
+      user_key.size() > CacheLimits::kMaxKeyBytes) {
+    return WriteOutcome::kNotCached;
+  }
+  uint64_t hash;
+  size_t pos;
+  if (index_.MemoMatches(state_id, prefix)) {  // the lookup that missed
+    hash = index_.memo_hash();
+    pos = index_.memo_pos();
+  } else {
+    hash = HashKey(state_id, prefix.data(), prefix.size());
+    pos = index_.Find(state_id, prefix, hash);
+  }
+  if (pos == EntryIndex::kNoSlot || !index_.At(pos)->absent()) {
+    return WriteOutcome::kNotCached;
+  }
+  Entry* e = index_.At(pos);
+  const MapBodyView body(e->value(), e->value_len());
+  bool found = false;
+  const uint32_t at = body.LowerBound(user_key, &found);
+  if (found) return WriteOutcome::kCached;  // the body knows better
+  RefreshQuota();
+  // What RocksDB holds, clean: a value, or a known-absent key.
+  return PartialPut(e, pos, hash, at, false, user_key,
+                    absent ? std::string_view() : value,
+                    absent ? kRecordTombstone : kRecordInDb, max_map_bytes);
+}
+
+// Puts a record into a partial body: in its slack, else rebuilt, else (over
+// the cap) alone after the old body's dirty records went to the sink.
+Result<WriteOutcome> CacheCore::PartialPut(Entry* e, size_t pos, uint64_t hash,
+                                           uint32_t at, bool found,
+                                           std::string_view user_key,
+                                           std::string_view value,
+                                           uint8_t flags,
+                                           uint64_t max_map_bytes) {
+  const bool dirty = (flags & kRecordDirty) != 0;
+  char* raw = e->value();
+  const size_t body_size = e->value_len();
+  const MapBodyView body(raw, body_size);
+  const MapRecord old = found ? body.At(at) : MapRecord{};
+  const size_t grown =
+      (body_size == 0 ? kBodyHeaderBytes : body.data_bytes()) +
+      RecordBytes(user_key.size(), value.size()) + (found ? 0 : 4) -
+      (found ? RecordBytes(old.key.size(), old.value.size()) : 0);
+  if (body_size != 0 && grown <= max_map_bytes &&
+      (found ? ReplaceRecord(raw, body_size, at, value, flags)
+             : InsertRecord(raw, body_size, at, user_key, value, flags))) {
+    if (dirty) accounting_.SetDirty(e, true);
+    index_.Remember(e, pos, hash);
+    OnHit(e);
+    return WriteOutcome::kCached;
+  }
+  map_builder_.Reset();
+  bool keep_dirty = e->dirty();
+  const std::string_view prefix = e->key_view();
+  // Hands the body's dirty records to the sink (they stay authoritative
+  // until the body is replaced or dropped).
+  auto write_back_body = [&]() -> Status {
+    if (!keep_dirty) return Status::OK();
+    Status st = write_back_.WriteMap(e->state(), prefix, body);
+    if (st.ok()) accounting_.WrittenBack(e);
+    keep_dirty = false;
+    return st;
+  };
+  const size_t alone =
+      kBodyHeaderBytes + 4 + RecordBytes(user_key.size(), value.size());
+  bool fits = true;
+  if (grown <= max_map_bytes) {
+    for (uint32_t i = 0; i < body.count(); ++i) {
+      if (i == at) map_builder_.Add(user_key, value, flags);
+      if (i == at && found) continue;
+      map_builder_.Add(body.At(i));
+    }
+    if (at == body.count()) map_builder_.Add(user_key, value, flags);
+  } else {
+    // Over the cap: start over with the new record alone.
+    Status st = write_back_body();
+    if (!st.ok()) return st;
+    fits = alone <= max_map_bytes;
+    if (fits) map_builder_.Add(user_key, value, flags);
+  }
+  const std::string_view rebuilt =
+      map_builder_.Finish(CacheLimits::kEntryHeaderBytes + prefix.size());
+  fits = fits && rebuilt.size() <= CacheLimits::kMaxValueBytes &&
+         blocks_.ChargeOf(CacheLimits::kEntryHeaderBytes + prefix.size() +
+                          rebuilt.size()) <= limits_.bytes;
+  if (!fits) {
+    // The record does not fit: RocksDB is the truth for this key, so no
+    // older version of it may stay cached. The body goes, written back.
+    Status st = write_back_body();
+    if (!st.ok()) return st;
+    Discard(e);
+    return WriteOutcome::kNotCached;
+  }
+  Status st =
+      ReplaceValue(e, pos, rebuilt, /*absent=*/true, keep_dirty || dirty);
+  if (!st.ok()) return st;
+  Entry* now = index_.At(pos);
+  index_.Remember(now, pos, hash);
+  OnHit(now);
+  st = MakeRoom();
+  if (!st.ok()) return st;
+  return WriteOutcome::kCached;
+}
+
+Result<WriteOutcome> CacheCore::MapWriteBackPartial(uint32_t state_id,
+                                                    std::string_view prefix) {
+  if (state_id >= CacheLimits::kMaxStates ||
+      prefix.size() > CacheLimits::kMaxKeyBytes) {
+    return WriteOutcome::kNotCached;
+  }
+  const size_t pos = index_.Find(
+      state_id, prefix, HashKey(state_id, prefix.data(), prefix.size()));
+  if (pos == EntryIndex::kNoSlot) return WriteOutcome::kNotCached;
+  Entry* e = index_.At(pos);
+  if (!e->absent()) return WriteOutcome::kNotCached;
+  if (e->dirty()) {
+    Status st = write_back_.WriteMap(e->state(), e->key_view(),
+                                     MapBodyView(e->value(), e->value_len()));
+    if (!st.ok()) return st;
+    accounting_.WrittenBack(e);
+    write_back_.Cleaned(e);
+  }
   return WriteOutcome::kCached;
 }
 

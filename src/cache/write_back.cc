@@ -97,7 +97,7 @@ Status WriteBack::WriteMap(uint32_t state, std::string_view prefix,
 }
 
 void WriteBack::Cleaned(Entry* e) {
-  if (accounting_->IsMap(e) && !e->absent()) {
+  if (accounting_->IsMap(e) && e->value_len() != 0) {
     MarkWrittenBack(e->value(), e->value_len());
   }
   accounting_->SetDirty(e, false);

@@ -47,6 +47,9 @@ class WriteBack {
   // Writes back `entries` (dirty, cached), sorted by state then key bytes;
   // they become clean.
   [[nodiscard]] Status WriteSorted(std::vector<Entry*>* entries);
+  // After entry e was written back: a map's records (a whole or a partial
+  // body) become clean too.
+  void Cleaned(Entry* e);
   // Hands the dirty records of one map (map_body.h) to the sink, in key
   // order: key = prefix + user key; a tombstone is a delete.
   [[nodiscard]] Status WriteMap(uint32_t state, std::string_view prefix,
@@ -64,8 +67,6 @@ class WriteBack {
   Accounting* const accounting_;
   EntryAllocator* const blocks_;
   std::vector<Entry*> victims_;  // evicted first, then written ahead
-  // After entry e was written back: a map's records become clean too.
-  void Cleaned(Entry* e);
 
   std::vector<DirtyEntry> chunk_;  // reused scratch
   std::vector<char> map_keys_;     // prefix + user key of a map's records

@@ -153,17 +153,18 @@ final class CacheSwitch {
 
         /**
          * A MapState's counters. Two kinds of cache hits are not hits of the state's reads: a read
-         * of a map over the cap finds the cache's "oversized" marker, which the cache counts as a
-         * hit on a known-absent key and as a map operation answered from RocksDB (writes to maps
-         * that are not cached count in both not-cached counters, so the difference is the marker
-         * reads); and a read that missed asks again once its map is loaded, a hit for every load. A
-         * miss the written-key filter answered (the map loaded empty without RocksDB) is a hit.
+         * of a key that the partial body of a map over the cap does not hold (a "marker read"),
+         * which the cache counts as a hit on a known-absent entry and as a map operation answered
+         * from RocksDB (writes past the cache count in both not-cached counters, so the difference
+         * is the marker reads); and a read that missed asks again once its map is loaded, a hit for
+         * every load. A miss the written-key filter answered (the map loaded empty without RocksDB)
+         * is a hit; so is a key a partial body holds.
          *
-         * <p>Every operation answered from RocksDB (marker reads, writes to maps not cached) is not
+         * <p>Every operation answered from RocksDB (marker reads, writes past the cache) is not
          * cacheable, and marker reads are left out of the reads the hit ratio is taken over: one
          * costs what the stock read costs (a RocksDB get of the bytes the lookup serialized), so it
          * says nothing about whether caching the other maps pays. A state with a few busy maps over
-         * the cap is judged by its other maps.
+         * the cap is judged by its other maps and by the keys their partial bodies hold.
          *
          * <p>A miss is weighed by what it loads: one for the seek, and one more for every {@link
          * WrittenKeyFilter#STEPS_BEFORE_SEEK} entries its scan read, where the stock read was one

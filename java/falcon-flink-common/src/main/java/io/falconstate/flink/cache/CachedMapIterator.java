@@ -89,6 +89,10 @@ final class CachedMapIterator<UK, UV, T> implements Iterator<T> {
             fromChunk(chunk.bytes(), chunk.length(), chunk.records());
             more = chunk.more();
         } else {
+            if (result == NativeMapCache.OVERSIZED) {
+                // Each chunk sees the map's writes so far, as Flink's iterator does.
+                state.writeBackPartial(prefix, prefix.length);
+            }
             fromRocksDb();
         }
     }

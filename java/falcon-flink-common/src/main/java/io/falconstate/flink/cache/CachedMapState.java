@@ -151,7 +151,7 @@ public final class CachedMapState<K, N, UK, UV>
             return null;
         }
         if (result < 0) {
-            result = readThrough(prefixLength, keyLength);
+            result = readThrough(prefixLength, keyLength, result);
         }
         return result >= 0 ? deserializeValue(valueBuffer.bytes(), 0, result) : null;
     }
@@ -167,7 +167,7 @@ public final class CachedMapState<K, N, UK, UV>
         if (result >= 0) {
             return true;
         }
-        return result != NativeMapCache.ABSENT && readThrough(prefixLength, keyLength) >= 0;
+        return result != NativeMapCache.ABSENT && readThrough(prefixLength, keyLength, result) >= 0;
     }
 
     @Override
@@ -191,11 +191,25 @@ public final class CachedMapState<K, N, UK, UV>
     /**
      * Reads the serialized user key of the current map, which is not cached, from RocksDB into
      * {@link #valueBuffer}: its length, or -1 when RocksDB has no such key. The key is the one the
-     * cache lookup serialized: a map over the cap costs one serialization per operation, as stock.
+     * cache lookup serialized: one serialization per operation, as stock. A map over the cap
+     * ({@code lookup} {@link NativeMapCache#OVERSIZED}) keeps the answer in its partial body.
      */
-    private int readThrough(int prefixLength, int keyLength) {
+    private int readThrough(int prefixLength, int keyLength, int lookup) {
         int length = rawKey(prefixLength, keyLength); // may replace rawKey: first
-        return column.get(rawKey, length, valueBuffer);
+        int result = column.get(rawKey, length, valueBuffer);
+        if (lookup == NativeMapCache.OVERSIZED) {
+            manager.afterWrite(
+                    maps.fill(
+                            stateId,
+                            keyBuilder.buffer(),
+                            prefixLength,
+                            keyOut.getSharedBuffer(),
+                            keyLength,
+                            result >= 0 ? valueBuffer.bytes() : null,
+                            Math.max(result, 0),
+                            maxMapBytes));
+        }
+        return result;
     }
 
     /** Copies the current map's prefix and the serialized user key into {@link #rawKey}. */
@@ -284,6 +298,9 @@ public final class CachedMapState<K, N, UK, UV>
         if (result == NativeMapCache.MISS && load(keyBuilder.buffer(), prefixLength)) {
             result = maps.isEmpty(stateId, keyBuilder.buffer(), prefixLength);
         }
+        if (result == NativeMapCache.OVERSIZED) {
+            writeBackPartial(keyBuilder.buffer(), prefixLength);
+        }
         return result >= 0 ? result == 1 : rocksDbState.isEmpty();
     }
 
@@ -351,6 +368,14 @@ public final class CachedMapState<K, N, UK, UV>
     /** The next chunk of a cached map after {@code after} (or from its start), or a code. */
     int scan(byte[] prefix, byte[] after, int afterLength, boolean first) {
         return maps.scan(stateId, prefix, prefix.length, after, afterLength, first, chunk);
+    }
+
+    /**
+     * A map over the cap, about to be read in RocksDB: its partial body's dirty records go there
+     * first, so RocksDB holds the whole map.
+     */
+    void writeBackPartial(byte[] prefix, int prefixLength) {
+        manager.afterWrite(maps.writeBackPartial(stateId, prefix, prefixLength));
     }
 
     /** A RocksDB iterator with Flink's read options over this state's column family. */
@@ -438,7 +463,7 @@ public final class CachedMapState<K, N, UK, UV>
 
     /**
      * Reads the whole map under {@code prefix} from RocksDB and caches it. Stops reading once the
-     * map is over the cap (the cache then keeps an "oversized" marker). True when it is cached.
+     * map is over the cap (the cache then keeps a partial body). True when it is cached.
      */
     boolean load(byte[] prefixBuffer, int prefixLength) {
         if (cacheSwitch.isDirect()) {

@@ -20,7 +20,7 @@ import java.util.Arrays;
  * Reads whole user maps of one MapState from its RocksDB column family into the native map cache:
  * the miss path of {@link CachedMapState}. A map the state's {@link WrittenKeyFilter} has never
  * seen is cached empty without a seek; any other map is read by one seek and a scan of its prefix,
- * which stops once the map is over the cap (the cache then keeps an "oversized" marker).
+ * which stops once the map is over the cap (the cache then keeps a partial body).
  *
  * <p>A read that missed loads the map and gets its answer in the same native call ({@link
  * #loadAndGet}). The scan reads keys and values into reused direct buffers and packs them into a
@@ -120,7 +120,7 @@ final class MapStateLoader {
     /**
      * Packs the map under {@code prefix[0, prefixLength)} as RocksDB holds it into {@link #packed}:
      * nothing when the written-key filter knows it was never written; else its records up to the
-     * first one past the cap (the cache then keeps an "oversized" marker whatever follows).
+     * first one past the cap (the cache then keeps a partial body whatever follows).
      */
     private void scan(byte[] prefix, int prefixLength) {
         packedCount = 0;

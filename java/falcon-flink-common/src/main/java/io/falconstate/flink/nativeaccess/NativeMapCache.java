@@ -3,19 +3,22 @@
  */
 package io.falconstate.flink.nativeaccess;
 
+import javax.annotation.Nullable;
+
 import java.nio.ByteBuffer;
 
 /**
  * The MapState operations of a {@link NativeHotStateCache} ({@code include/falcon/map_cache.h}):
  * one cached entry per user map (every entry under one key group + key + namespace prefix),
- * complete or absent.
+ * complete, partial (a map over the cap: some of its records) or absent.
  *
  * <p>Bytes cross JNI through the cache's io buffer, as for ValueState: the map's prefix, then the
  * serialized user key (and a value) right after it; a value or a scan chunk comes back at the
  * start. Reads answer a value length or {@link #MISS} (load the map: scan RocksDB, then {@link
  * #load}), {@link #ABSENT} (cached, no such user key), {@link #BYPASS} or {@link #OVERSIZED}
- * (RocksDB answers, without loading). Writes answer {@link NativeHotStateCache}'s write bits:
- * {@code WRITE_NOT_CACHED} (the map is not cached: write RocksDB), {@code WRITE_PENDING} (drain).
+ * (RocksDB answers, without loading; then {@link #fill}, and before a scan of RocksDB {@link
+ * #writeBackPartial}). Writes answer {@link NativeHotStateCache}'s write bits: {@code
+ * WRITE_NOT_CACHED} (the map is not cached: write RocksDB), {@code WRITE_PENDING} (drain).
  *
  * <p>Not thread-safe: the task thread that owns the cache.
  */
@@ -193,6 +196,39 @@ public final class NativeMapCache {
         return nativeClear(cache.handle(), stateId, prefixLength);
     }
 
+    /**
+     * A map over the cap: what RocksDB holds for {@code userKey} ({@code valueLength} bytes of
+     * {@code value}, or nothing when {@code value} is null) joins its partial body, clean. Returns
+     * write bits; {@code WRITE_NOT_CACHED} (nothing changed) when the map has no partial body.
+     */
+    public int fill(
+            int stateId,
+            byte[] prefix,
+            int prefixLength,
+            byte[] userKey,
+            int userKeyLength,
+            @Nullable byte[] value,
+            int valueLength,
+            long maxMapBytes) {
+        in(prefix, prefixLength, userKey, userKeyLength, value, value == null ? 0 : valueLength, 0);
+        return nativeFill(
+                cache.handle(),
+                stateId,
+                prefixLength,
+                userKeyLength,
+                value == null ? -1 : valueLength,
+                maxMapBytes);
+    }
+
+    /**
+     * A map over the cap: its dirty records are written back (drain the write bits), so RocksDB
+     * holds the whole map before it is read there. Returns write bits.
+     */
+    public int writeBackPartial(int stateId, byte[] prefix, int prefixLength) {
+        in(prefix, prefixLength, null, 0, null, 0, 0);
+        return nativeWriteBackPartial(cache.handle(), stateId, prefixLength);
+    }
+
     public MapCacheStats stats(int stateId) {
         long[] out = new long[NativeLayout.MAP_STATS_COUNT];
         nativeStats(cache.handle(), stateId, out);
@@ -311,6 +347,16 @@ public final class NativeMapCache {
             long handle, int stateId, int prefixLength, int keyLength);
 
     private static native int nativeClear(long handle, int stateId, int prefixLength);
+
+    private static native int nativeFill(
+            long handle,
+            int stateId,
+            int prefixLength,
+            int keyLength,
+            int valueLength,
+            long maxMapBytes);
+
+    private static native int nativeWriteBackPartial(long handle, int stateId, int prefixLength);
 
     private static native void nativeStats(long handle, int stateId, long[] out);
 
