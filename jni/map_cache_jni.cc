@@ -204,6 +204,15 @@ jlong LoadGet(JNIEnv* env, jclass, jlong handle, jint state_id,
   });
 }
 
+// The write code of a map write, or kErrorReturn with the failure thrown.
+jint WriteAnswer(JNIEnv* env, NativeCache* nc, const Result<WriteOutcome>& r) {
+  if (!r.ok()) {
+    ThrowStatus(env, r.status());
+    return kErrorReturn;
+  }
+  return WriteCode(env, nc, *r);
+}
+
 // io: prefix, user key, value.
 jint Put(JNIEnv* env, jclass, jlong handle, jint state_id, jint prefix_length,
          jint key_length, jint value_length, jlong max_map_bytes) {
@@ -219,11 +228,7 @@ jint Put(JNIEnv* env, jclass, jlong handle, jint state_id, jint prefix_length,
                          static_cast<size_t>(key_length)),
         IoValue(nc, prefix_length + key_length, value_length),
         max_map_bytes < 0 ? 0 : static_cast<uint64_t>(max_map_bytes));
-    if (!r.ok()) {
-      ThrowStatus(env, r.status());
-      return kErrorReturn;
-    }
-    return WriteCode(env, nc, *r);
+    return WriteAnswer(env, nc, r);
   });
 }
 
@@ -239,11 +244,7 @@ jint Remove(JNIEnv* env, jclass, jlong handle, jint state_id,
         static_cast<uint32_t>(state_id), IoKey(nc, prefix_length),
         std::string_view(nc->io + prefix_length,
                          static_cast<size_t>(key_length)));
-    if (!r.ok()) {
-      ThrowStatus(env, r.status());
-      return kErrorReturn;
-    }
-    return WriteCode(env, nc, *r);
+    return WriteAnswer(env, nc, r);
   });
 }
 
@@ -256,11 +257,7 @@ jint Clear(JNIEnv* env, jclass, jlong handle, jint state_id,
     }
     Result<WriteOutcome> r = nc->maps->Clear(static_cast<uint32_t>(state_id),
                                              IoKey(nc, prefix_length));
-    if (!r.ok()) {
-      ThrowStatus(env, r.status());
-      return kErrorReturn;
-    }
-    return WriteCode(env, nc, *r);
+    return WriteAnswer(env, nc, r);
   });
 }
 
@@ -281,11 +278,7 @@ jint Fill(JNIEnv* env, jclass, jlong handle, jint state_id, jint prefix_length,
         absent ? std::string_view()
                : IoValue(nc, prefix_length + key_length, value_length),
         absent, max_map_bytes < 0 ? 0 : static_cast<uint64_t>(max_map_bytes));
-    if (!r.ok()) {
-      ThrowStatus(env, r.status());
-      return kErrorReturn;
-    }
-    return WriteCode(env, nc, *r);
+    return WriteAnswer(env, nc, r);
   });
 }
 
@@ -299,11 +292,7 @@ jint WriteBackPartial(JNIEnv* env, jclass, jlong handle, jint state_id,
     }
     Result<WriteOutcome> r = nc->maps->WriteBackPartial(
         static_cast<uint32_t>(state_id), IoKey(nc, prefix_length));
-    if (!r.ok()) {
-      ThrowStatus(env, r.status());
-      return kErrorReturn;
-    }
-    return WriteCode(env, nc, *r);
+    return WriteAnswer(env, nc, r);
   });
 }
 
