@@ -205,7 +205,8 @@ final class FalconKeyedBackendBuilder<K> {
                             registry,
                             cache,
                             tuner,
-                            stock.isIncrementalCheckpointsEnabled());
+                            stock.isIncrementalCheckpointsEnabled(),
+                            settings.timerDedupCapacity());
             // A restore may have written restored entries into hash memtables.
             backend.flushHashMemtables();
             reached(Stage.BACKEND_CREATED, backend);

@@ -7,6 +7,7 @@ import io.falconstate.flink.budget.CacheBudgets;
 import io.falconstate.flink.cache.HotStateCacheManager;
 import io.falconstate.flink.log.FalconLog;
 import io.falconstate.flink.nativeaccess.CacheQuota;
+import io.falconstate.flink.timers.DeduplicatingTimerQueue;
 import io.falconstate.flink.tuning.ColumnFamilyTuner;
 import io.falconstate.flink.tuning.KeyLengthInvariant;
 
@@ -32,6 +33,7 @@ import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTran
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.internal.InternalMapState;
 import org.apache.flink.runtime.state.internal.InternalValueState;
+import org.apache.flink.streaming.api.operators.TimerSerializer;
 import org.apache.flink.util.FlinkRuntimeException;
 
 import org.rocksdb.RocksDBException;
@@ -87,6 +89,9 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
      */
     private final boolean nativeCheckpoints;
 
+    /** Per RocksDB timer queue, the known-timer set's capacity; 0 leaves the queues as they are. */
+    private final int timerDedupCapacity;
+
     private boolean disposed;
 
     FalconKeyedStateBackend(
@@ -94,13 +99,15 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             StateRegistry registry,
             @Nullable HotStateCacheManager<K> cache,
             @Nullable ColumnFamilyTuner tuner,
-            boolean nativeCheckpoints) {
+            boolean nativeCheckpoints,
+            int timerDedupCapacity) {
         super(rocksDb);
         this.rocksDb = rocksDb;
         this.registry = registry;
         this.cache = cache;
         this.tuner = tuner;
         this.nativeCheckpoints = nativeCheckpoints;
+        this.timerDedupCapacity = timerDedupCapacity;
         if (cache != null) {
             cache.setMemtableFlushAhead(this::startMemtableFlushesAhead);
         }
@@ -421,7 +428,7 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             KeyGroupedInternalPriorityQueue<T> create(
                     @Nonnull String stateName,
                     @Nonnull TypeSerializer<T> byteOrderedElementSerializer) {
-        return rocksDb.create(stateName, byteOrderedElementSerializer);
+        return create(stateName, byteOrderedElementSerializer, false);
     }
 
     @Override
@@ -430,12 +437,28 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
                     @Nonnull String stateName,
                     @Nonnull TypeSerializer<T> byteOrderedElementSerializer,
                     boolean allowFutureMetadataUpdates) {
-        return rocksDb.create(stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
+        KeyGroupedInternalPriorityQueue<T> queue =
+                rocksDb.create(stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
+        if (timerDedupCapacity > 0
+                && byteOrderedElementSerializer instanceof TimerSerializer
+                && FalconColumnFamilyAccess.timersInRocksDb(rocksDb)) {
+            // Only Flink's timers: their equals is timestamp, key and namespace.
+            return new DeduplicatingTimerQueue<>(
+                    queue, byteOrderedElementSerializer.duplicate(), timerDedupCapacity);
+        }
+        return queue;
     }
 
+    /**
+     * False with Flink's heap timers: they keep the key object that was current when the timer was
+     * registered, and an operator told that reuse is safe (window TVF aggregations) hands over one
+     * key object it overwrites for every key, so pending timers would change key (wrong results
+     * from stock Flink's RocksDB backend with heap timers, FLINK-39589). With timers in RocksDB
+     * every state serializes the key, as stock.
+     */
     @Override
     public boolean isSafeToReuseKVState() {
-        return rocksDb.isSafeToReuseKVState();
+        return FalconColumnFamilyAccess.timersInRocksDb(rocksDb) && rocksDb.isSafeToReuseKVState();
     }
 
     @Override

@@ -38,23 +38,28 @@ public final class FalconSettings implements Serializable {
         }
     }
 
+    static final int MAX_TIMER_DEDUP_CAPACITY = 1 << 24;
+
     private final boolean nativeRequired;
     private final boolean cacheEnabled;
     private final CacheSettings cache;
     private final HashMemtableMode hashMemtable;
     private final boolean rangeFilter;
+    private final int timerDedupCapacity;
 
     private FalconSettings(
             boolean nativeRequired,
             boolean cacheEnabled,
             CacheSettings cache,
             HashMemtableMode hashMemtable,
-            boolean rangeFilter) {
+            boolean rangeFilter,
+            int timerDedupCapacity) {
         this.nativeRequired = nativeRequired;
         this.cacheEnabled = cacheEnabled;
         this.cache = cache;
         this.hashMemtable = hashMemtable;
         this.rangeFilter = rangeFilter;
+        this.timerDedupCapacity = timerDedupCapacity;
     }
 
     /**
@@ -72,7 +77,8 @@ public final class FalconSettings implements Serializable {
                 FalconOptions.readBoolean(config, FalconOptions.CACHE_ENABLED),
                 CacheSettings.fromConfig(config),
                 hashMemtableMode(config),
-                FalconOptions.readBoolean(config, FalconOptions.TUNING_MAP_STATE_RANGE_FILTER));
+                FalconOptions.readBoolean(config, FalconOptions.TUNING_MAP_STATE_RANGE_FILTER),
+                timerDedupCapacity(config));
     }
 
     /** Every option at its default. */
@@ -102,6 +108,28 @@ public final class FalconSettings implements Serializable {
                                 "%s: '%s' is not allowed; allowed: auto, true, false",
                                 FalconOptions.TUNING_VALUE_STATE_HASH_MEMTABLE.key(), value));
         }
+    }
+
+    /** {@link FalconOptions#TIMERS_DEDUP_CAPACITY}, checked against its allowed range. */
+    static int timerDedupCapacity(ReadableConfig config) {
+        int value = config.get(FalconOptions.TIMERS_DEDUP_CAPACITY);
+        if (value < 0 || value > MAX_TIMER_DEDUP_CAPACITY) {
+            throw new IllegalConfigurationException(
+                    String.format(
+                            "%s: %d is not allowed; allowed: 0 (off) to %d",
+                            FalconOptions.TIMERS_DEDUP_CAPACITY.key(),
+                            value,
+                            MAX_TIMER_DEDUP_CAPACITY));
+        }
+        return value;
+    }
+
+    /**
+     * Per RocksDB timer queue, the most timers remembered as present so that registering them again
+     * skips RocksDB; 0 when off.
+     */
+    public int timerDedupCapacity() {
+        return timerDedupCapacity;
     }
 
     /** Fail rather than fall back to stock when the native library cannot be loaded. */
@@ -150,6 +178,8 @@ public final class FalconSettings implements Serializable {
                 + hashMemtable
                 + ", rangeFilter="
                 + rangeFilter
+                + ", timerDedupCapacity="
+                + timerDedupCapacity
                 + '}';
     }
 }

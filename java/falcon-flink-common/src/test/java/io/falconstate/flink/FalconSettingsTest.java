@@ -26,6 +26,26 @@ class FalconSettingsTest {
         assertThat(defaults.hashMemtableOn()).isTrue();
         assertThat(defaults.rangeFilterOn()).isTrue();
         assertThat(defaults.tuningOn()).isTrue();
+        assertThat(defaults.timerDedupCapacity()).isEqualTo(16384);
+    }
+
+    @Test
+    void timerDedupCapacityIsCheckedAgainstItsRange() {
+        Configuration config = new Configuration();
+        config.set(FalconOptions.TIMERS_DEDUP_CAPACITY, 0);
+        assertThat(FalconSettings.fromConfig(config).timerDedupCapacity()).isZero();
+        config.set(FalconOptions.TIMERS_DEDUP_CAPACITY, 1 << 24);
+        assertThat(FalconSettings.fromConfig(config).timerDedupCapacity()).isEqualTo(1 << 24);
+        for (int bad : new int[] {-1, (1 << 24) + 1}) {
+            config.set(FalconOptions.TIMERS_DEDUP_CAPACITY, bad);
+            assertThatThrownBy(() -> FalconSettings.fromConfig(config))
+                    .isInstanceOf(IllegalConfigurationException.class)
+                    .hasMessage(
+                            FalconOptions.TIMERS_DEDUP_CAPACITY.key()
+                                    + ": "
+                                    + bad
+                                    + " is not allowed; allowed: 0 (off) to 16777216");
+        }
     }
 
     @Test

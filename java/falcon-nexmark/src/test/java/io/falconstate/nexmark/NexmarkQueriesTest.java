@@ -92,6 +92,17 @@ class NexmarkQueriesTest {
             results.add(tuned.result);
             labels.add("falcon (tuned)");
         }
+        // Falcon with Flink's heap timers: the window queries' timers leave RocksDB.
+        results.add(
+                NexmarkTestRuns.run(
+                        cluster,
+                        NexmarkTestRuns.options(
+                                        query,
+                                        NexmarkTestRuns.FALCON,
+                                        tmp.resolve("falcon_heap_timers"))
+                                .configuration(
+                                        "state.backend.rocksdb.timer-service.factory", "HEAP")));
+        labels.add("falcon (heap timers)");
         // Falcon with mini-batch: the benchmark runs every query both ways.
         results.add(
                 NexmarkTestRuns.run(

@@ -310,6 +310,21 @@ public final class FalconOptions {
                                     + "and empty maps are answered without reading every level. "
                                     + "False keeps Flink's column family options for MapStates.");
 
+    public static final ConfigOption<Integer> TIMERS_DEDUP_CAPACITY =
+            ConfigOptions.key(PREFIX + "timers.dedup-capacity")
+                    .intType()
+                    .defaultValue(16384)
+                    .withDescription(
+                            "Per timer queue in RocksDB (one per operator and time domain), the "
+                                    + "most timers Falcon remembers as already in RocksDB, so "
+                                    + "that registering one of them again (window operators do "
+                                    + "it on every record) skips the RocksDB write. Held on the "
+                                    + "JVM heap: a table slot per entry plus the timer object "
+                                    + "Flink created. When full, the set starts over. 0 turns "
+                                    + "this off; at most 16777216. Heap timers "
+                                    + "(state.backend.rocksdb.timer-service.factory: HEAP) are "
+                                    + "left as they are.");
+
     private FalconOptions() {}
 
     /**
@@ -425,6 +440,7 @@ public final class FalconOptions {
                         CACHE_WRITTEN_KEY_FILTER_MAX_MAPS,
                         TUNING_VALUE_STATE_HASH_MEMTABLE,
                         TUNING_VALUE_STATE_INPLACE_UPDATE,
-                        TUNING_MAP_STATE_RANGE_FILTER));
+                        TUNING_MAP_STATE_RANGE_FILTER,
+                        TIMERS_DEDUP_CAPACITY));
     }
 }

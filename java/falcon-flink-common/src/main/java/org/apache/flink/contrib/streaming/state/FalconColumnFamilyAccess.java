@@ -18,6 +18,11 @@ public final class FalconColumnFamilyAccess {
 
     private FalconColumnFamilyAccess() {}
 
+    /** Whether the backend keeps timers in RocksDB (not Flink's heap timers). */
+    public static boolean timersInRocksDb(RocksDBKeyedStateBackend<?> backend) {
+        return backend.getPriorityQueueFactory() instanceof RocksDBPriorityQueueSetFactory;
+    }
+
     /**
      * Flushes the memtable of {@code stateName}'s column family and waits until it is written, so
      * that every iterator opened afterwards finds all its entries in SST files. Returns false (and
