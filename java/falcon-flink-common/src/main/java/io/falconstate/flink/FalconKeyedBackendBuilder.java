@@ -207,6 +207,11 @@ final class FalconKeyedBackendBuilder<K> {
                             tuner,
                             stock.isIncrementalCheckpointsEnabled(),
                             settings.timerDedupCapacity());
+            if (metricGroup != null && settings.timerDedupCapacity() > 0) {
+                MetricGroup timers = metricGroup.addGroup("falcon").addGroup("timers");
+                timers.gauge("skippedRegistrations", backend::timerRegistrationsSkipped);
+                timers.gauge("knownTimers", backend::knownTimers);
+            }
             // A restore may have written restored entries into hash memtables.
             backend.flushHashMemtables();
             reached(Stage.BACKEND_CREATED, backend);

@@ -45,6 +45,7 @@ import java.io.IOException;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
 
@@ -91,6 +92,9 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
 
     /** Per RocksDB timer queue, the known-timer set's capacity; 0 leaves the queues as they are. */
     private final int timerDedupCapacity;
+
+    /** The timer queues this backend wrapped; read by metric gauges on another thread. */
+    private final List<DeduplicatingTimerQueue<?>> timerQueues = new CopyOnWriteArrayList<>();
 
     private boolean disposed;
 
@@ -443,8 +447,11 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
                 && byteOrderedElementSerializer instanceof TimerSerializer
                 && FalconColumnFamilyAccess.timersInRocksDb(rocksDb)) {
             // Only Flink's timers: their equals is timestamp, key and namespace.
-            return new DeduplicatingTimerQueue<>(
-                    queue, byteOrderedElementSerializer.duplicate(), timerDedupCapacity);
+            DeduplicatingTimerQueue<T> deduplicating =
+                    new DeduplicatingTimerQueue<>(
+                            queue, byteOrderedElementSerializer.duplicate(), timerDedupCapacity);
+            timerQueues.add(deduplicating);
+            return deduplicating;
         }
         return queue;
     }
@@ -456,6 +463,24 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
      * from stock Flink's RocksDB backend with heap timers, FLINK-39589). With timers in RocksDB
      * every state serializes the key, as stock.
      */
+    /** Timer registrations answered without RocksDB, over this backend's timer queues. */
+    public long timerRegistrationsSkipped() {
+        long sum = 0;
+        for (DeduplicatingTimerQueue<?> queue : timerQueues) {
+            sum += queue.skippedAdds();
+        }
+        return sum;
+    }
+
+    /** Timers known to be in RocksDB now, over this backend's timer queues. */
+    public long knownTimers() {
+        long sum = 0;
+        for (DeduplicatingTimerQueue<?> queue : timerQueues) {
+            sum += queue.knownTimers();
+        }
+        return sum;
+    }
+
     @Override
     public boolean isSafeToReuseKVState() {
         return FalconColumnFamilyAccess.timersInRocksDb(rocksDb) && rocksDb.isSafeToReuseKVState();

@@ -28,10 +28,13 @@ import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.runtime.util.TestingTaskManagerRuntimeInfo;
+import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
+import org.apache.flink.streaming.api.operators.TimerSerializer;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -393,6 +396,28 @@ class CacheBudgetTest {
             assertThat(gauge(metrics, "falcon.cache.v.misses"))
                     .isEqualTo(a.getHotStateCache().stats("v").misses())
                     .isEqualTo(1L);
+        } finally {
+            a.dispose();
+        }
+    }
+
+    @Test
+    void timerQueuesReportTheirMetrics() throws Exception {
+        Map<String, Metric> metrics = new ConcurrentHashMap<>();
+        FalconKeyedStateBackend<Integer> a =
+                create(backend(new Configuration()), env, 1.0, new CapturingGroup("", metrics));
+        try {
+            KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Integer, Integer>> timers =
+                    a.create(
+                            "_timer_state/event_t",
+                            new TimerSerializer<>(IntSerializer.INSTANCE, IntSerializer.INSTANCE));
+            for (int i = 0; i < 30; i++) {
+                timers.add(new TimerHeapInternalTimer<>(100L, i % 10, 0));
+            }
+            assertThat(gauge(metrics, "falcon.timers.skippedRegistrations")).isEqualTo(20L);
+            assertThat(gauge(metrics, "falcon.timers.knownTimers")).isEqualTo(10L);
+            timers.poll();
+            assertThat(gauge(metrics, "falcon.timers.knownTimers")).isEqualTo(9L);
         } finally {
             a.dispose();
         }

@@ -27,7 +27,8 @@ import java.util.Set;
  * queue accepted it and leaves it before being removed from RocksDB. Timers compare by {@code
  * equals} (timestamp, key and namespace), as Flink's heap timers do.
  *
- * <p>Not thread-safe; used by the task thread, as the queue it wraps.
+ * <p>Not thread-safe; used by the task thread, as the queue it wraps. The two counters may be read
+ * from a metrics thread, which may see them late, as Flink's own counters.
  */
 public final class DeduplicatingTimerQueue<T> implements KeyGroupedInternalPriorityQueue<T> {
 
