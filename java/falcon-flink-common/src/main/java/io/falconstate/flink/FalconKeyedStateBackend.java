@@ -456,13 +456,6 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         return queue;
     }
 
-    /**
-     * False with Flink's heap timers: they keep the key object that was current when the timer was
-     * registered, and an operator told that reuse is safe (window TVF aggregations) hands over one
-     * key object it overwrites for every key, so pending timers would change key (wrong results
-     * from stock Flink's RocksDB backend with heap timers, FLINK-39589). With timers in RocksDB
-     * every state serializes the key, as stock.
-     */
     /** Timer registrations answered without RocksDB, over this backend's timer queues. */
     public long timerRegistrationsSkipped() {
         long sum = 0;
@@ -481,6 +474,13 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         return sum;
     }
 
+    /**
+     * False with Flink's heap timers: they keep the key object that was current when the timer was
+     * registered, and an operator told that reuse is safe (window TVF aggregations) hands over one
+     * key object it overwrites for every key, so pending timers would change key (wrong results
+     * from stock Flink's RocksDB backend with heap timers, FLINK-39589). With timers in RocksDB
+     * every state serializes the key, as stock.
+     */
     @Override
     public boolean isSafeToReuseKVState() {
         return FalconColumnFamilyAccess.timersInRocksDb(rocksDb) && rocksDb.isSafeToReuseKVState();

@@ -319,11 +319,11 @@ public final class FalconOptions {
                                     + "most timers Falcon remembers as already in RocksDB, so "
                                     + "that registering one of them again (window operators do "
                                     + "it on every record) skips the RocksDB write. Held on the "
-                                    + "JVM heap: a table slot per entry plus the timer object "
-                                    + "Flink created. When full, the set starts over. 0 turns "
-                                    + "this off; at most 16777216. Heap timers "
-                                    + "(state.backend.rocksdb.timer-service.factory: HEAP) are "
-                                    + "left as they are.");
+                                    + "JVM heap: a table slot per entry plus a copy of the "
+                                    + "timer (its key and namespace). When full, the set "
+                                    + "starts over. 0 turns this off; at most 16777216. "
+                                    + "Heap timers (state.backend.rocksdb.timer-service.factory: "
+                                    + "HEAP) are left as they are.");
 
     private FalconOptions() {}
 
