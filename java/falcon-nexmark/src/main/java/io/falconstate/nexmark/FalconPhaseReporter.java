@@ -9,11 +9,16 @@ import org.apache.flink.metrics.MetricConfig;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
+import org.apache.flink.metrics.reporter.Scheduled;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -22,7 +27,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * run can report where its synchronous checkpoint phase went. A gauge is kept after its task ends:
  * its last value is the run's total. One run at a time per JVM ({@link #reset} before each).
  */
-public final class FalconPhaseReporter implements MetricReporter {
+public final class FalconPhaseReporter implements MetricReporter, Scheduled {
 
     /** The configuration key prefix that installs this reporter on a cluster. */
     public static final String CONFIG_PREFIX = "metrics.reporter.falcon-phases.";
@@ -35,11 +40,50 @@ public final class FalconPhaseReporter implements MetricReporter {
         "preBarrierBytesTotal"
     };
 
+    /** The per-state cache counters a run logs at its end, with the timer set's. */
+    static final String[] STATE_NAMES = {
+        "hits",
+        "misses",
+        "neverWrittenReads",
+        "evictions",
+        "dirtyWriteBacks",
+        "bypassed",
+        "mapLoads",
+        "mapsOverCap",
+        "skippedRegistrations"
+    };
+
     private static final Map<String, List<Gauge<?>>> GAUGES = new ConcurrentHashMap<>();
+
+    /** "operator/state" (or "operator/timers") -> counter name -> gauge, in arrival order. */
+    private static final Map<String, Map<String, Gauge<?>>> STATE_GAUGES =
+            new ConcurrentHashMap<>();
 
     /** Forgets the gauges of earlier runs. */
     public static void reset() {
         GAUGES.clear();
+        STATE_GAUGES.clear();
+    }
+
+    /**
+     * One line per cached state and per timer set of this JVM's runs since {@link #reset}: its
+     * counters' last values, for the run log (where a query's state work goes).
+     */
+    public static List<String> stateCounters() {
+        List<String> lines = new ArrayList<>();
+        new TreeMap<>(STATE_GAUGES)
+                .forEach(
+                        (state, gauges) -> {
+                            StringBuilder line = new StringBuilder(state);
+                            gauges.forEach(
+                                    (name, g) ->
+                                            line.append(' ')
+                                                    .append(name)
+                                                    .append('=')
+                                                    .append(g.getValue()));
+                            lines.add(line.toString());
+                        });
+        return lines;
     }
 
     /** The sums over every Falcon backend of this JVM's runs since {@link #reset}. */
@@ -67,6 +111,15 @@ public final class FalconPhaseReporter implements MetricReporter {
     @Override
     public void open(MetricConfig config) {}
 
+    /**
+     * Reads the per-state counters: a cache publishes its statistics only after a gauge asked for
+     * them, so without these reads the values logged at the end would be the first ones.
+     */
+    @Override
+    public void report() {
+        STATE_GAUGES.values().forEach(gauges -> gauges.values().forEach(Gauge::getValue));
+    }
+
     @Override
     public void close() {}
 
@@ -76,6 +129,7 @@ public final class FalconPhaseReporter implements MetricReporter {
             return;
         }
         String[] scope = group.getScopeComponents();
+        collectStateCounter((Gauge<?>) metric, metricName, scope);
         if (scope.length < 2
                 || !scope[scope.length - 1].equals("cache")
                 || !scope[scope.length - 2].equals("falcon")) {
@@ -87,6 +141,22 @@ public final class FalconPhaseReporter implements MetricReporter {
                         .add((Gauge<?>) metric);
             }
         }
+    }
+
+    private static void collectStateCounter(Gauge<?> gauge, String name, String[] scope) {
+        if (!Arrays.asList(STATE_NAMES).contains(name) || scope.length < 5) {
+            return;
+        }
+        int n = scope.length;
+        String key;
+        if (scope[n - 1].equals("timers") && scope[n - 2].equals("falcon")) {
+            key = scope[n - 4] + "/timers";
+        } else if (scope[n - 2].equals("cache") && scope[n - 3].equals("falcon")) {
+            key = scope[n - 5] + "/" + scope[n - 1];
+        } else {
+            return;
+        }
+        STATE_GAUGES.computeIfAbsent(key, k -> new ConcurrentSkipListMap<>()).put(name, gauge);
     }
 
     @Override

@@ -87,6 +87,8 @@ public final class NexmarkRunner {
         conf.setString(
                 FalconPhaseReporter.CONFIG_PREFIX + "factory.class",
                 FalconPhaseReporter.Factory.class.getName());
+        // Read every few seconds, so the cache's per-state counters are current at the end.
+        conf.setString(FalconPhaseReporter.CONFIG_PREFIX + "interval", "5 s");
         conf.setString("table.exec.mini-batch.enabled", Boolean.toString(o.miniBatch()));
         if (o.miniBatch()) {
             conf.setString(
@@ -269,6 +271,9 @@ public final class NexmarkRunner {
                         FalconPhaseReporter.totals(),
                         recovery);
         LOG.info("{}", r.summary());
+        for (String line : FalconPhaseReporter.stateCounters()) {
+            LOG.info("state counters {}", line);
+        }
         return r;
     }
 
