@@ -201,6 +201,25 @@ jint Remove(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length) {
   });
 }
 
+// Remove of a key RocksDB does not hold: nothing is written back.
+jint RemoveNotInDb(JNIEnv* env, jclass, jlong handle, jint state_id,
+                   jint key_length) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr || !CheckStateId(env, state_id) ||
+        !CheckIo(env, nc, key_length, 0)) {
+      return kErrorReturn;
+    }
+    Result<WriteOutcome> r = nc->cache->RemoveNotInDb(
+        static_cast<uint32_t>(state_id), IoKey(nc, key_length));
+    if (!r.ok()) {
+      ThrowStatus(env, r.status());
+      return kErrorReturn;
+    }
+    return WriteCode(env, nc, *r);
+  });
+}
+
 // state_id < 0: every state.
 jint Flush(JNIEnv* env, jclass, jlong handle, jint state_id) {
   return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
@@ -420,6 +439,7 @@ bool RegisterHotStateCache(JNIEnv* env) {
       FALCON_NATIVE("nativePut", "(JIII)I", Put),
       FALCON_NATIVE("nativeFill", "(JIII)I", Fill),
       FALCON_NATIVE("nativeRemove", "(JII)I", Remove),
+      FALCON_NATIVE("nativeRemoveNotInDb", "(JII)I", RemoveNotInDb),
       FALCON_NATIVE("nativeFlush", "(JI)I", Flush),
       FALCON_NATIVE("nativeWriteBackDirty", "(JJ)I", WriteBackDirty),
       FALCON_NATIVE("nativeWriteBackSome", "(JI)I", WriteBackSome),

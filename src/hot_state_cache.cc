@@ -40,6 +40,11 @@ Result<WriteOutcome> HotStateCache::Remove(uint32_t state_id,
   return core_->Remove(state_id, key);
 }
 
+Result<WriteOutcome> HotStateCache::RemoveNotInDb(uint32_t state_id,
+                                                  std::string_view key) {
+  return core_->RemoveNotInDb(state_id, key);
+}
+
 Result<WriteOutcome> HotStateCache::Fill(uint32_t state_id,
                                          std::string_view key,
                                          std::string_view value) {

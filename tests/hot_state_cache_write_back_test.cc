@@ -182,6 +182,34 @@ TEST_P(HotStateCacheWriteBackTest, RemovingAKeyRocksDbNeverGotWritesNothing) {
   EXPECT_EQ(written("window"), 1);
 }
 
+// RemoveNotInDb: the caller knows RocksDB lacks the key, so a dirty entry is
+// dropped unwritten, a clean one dropped, an unknown key left uncached; the
+// other entries and their write-backs are untouched.
+TEST_P(HotStateCacheWriteBackTest, RemoveNotInDbDropsTheEntryAndWritesNothing) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
+  ASSERT_EQ(*c.Put(0, "dirty", "acc"), WriteOutcome::kCached);
+  ASSERT_EQ(*c.FillAbsent(0, "absent"), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Put(0, "kept", "k"), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Put(1, "dirty", "other state"), WriteOutcome::kCached);
+  EXPECT_EQ(c.Stats(0).dirty_entries, 2u);
+  ASSERT_EQ(*c.RemoveNotInDb(0, "dirty"), WriteOutcome::kCached);
+  ASSERT_EQ(*c.RemoveNotInDb(0, "absent"), WriteOutcome::kCached);
+  ASSERT_EQ(*c.RemoveNotInDb(0, "unknown"), WriteOutcome::kCached);
+  EXPECT_EQ(c.Get(0, "dirty").kind, Lookup::kMiss);
+  EXPECT_EQ(c.Get(0, "absent").kind, Lookup::kMiss);
+  EXPECT_EQ(c.Get(0, "unknown").kind, Lookup::kMiss);
+  EXPECT_EQ(c.Stats(0).entries, 1u);
+  EXPECT_EQ(c.Stats(0).dirty_entries, 1u);
+  EXPECT_EQ(c.Stats(0).removes, 3u);
+  ASSERT_TRUE(c.FlushAll().ok());
+  ASSERT_EQ(sink.out.size(), 2u);
+  for (const Written& w : sink.out) {
+    EXPECT_FALSE(w.is_delete) << w.key;
+    EXPECT_EQ(w.value, w.key == "kept" ? "k" : "other state") << w.key;
+  }
+}
+
 TEST_P(HotStateCacheWriteBackTest, FlushIsSortedPerStateAndLeavesClean) {
   RecordingSink sink;
   HotStateCache c(Opts(GetParam(), 1 << 20), &sink);

@@ -159,6 +159,8 @@ TEST(MemoryBudget, CacheShrinksToItsNewQuota) {
   // A second subtask with three times the weight joins: quota drops to 1/4.
   auto second = (*b)->Register(0, 3.0, "second");
   ASSERT_TRUE(second.ok());
+  // It fills its share and evicts: a rebalance keeps the weighted split.
+  (*second)->ReportUsage(48u << 10, 1);
   EXPECT_GT(cache.bytes(), 16u << 10);  // not yet observed
   ASSERT_TRUE(cache.ShrinkToQuota().ok());
   EXPECT_EQ(cache.capacity_bytes(), 16u << 10);
@@ -178,6 +180,101 @@ TEST(MemoryBudget, CacheShrinksToItsNewQuota) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, WriteOutcome::kNotCached);
   EXPECT_EQ(none.entries(), 0u);
+}
+
+constexpr uint64_t kMiB = 1u << 20;
+
+// Lending: a subtask that did not evict since the last rebalance keeps 1.5x
+// what it holds (at least an eighth of its share); the evicting ones divide
+// the rest by weight; entry caps follow the bytes.
+TEST(MemoryBudget, RebalanceLendsUnusedSharesToEvictingSubtasks) {
+  auto b = MemoryBudget::Create(100 * kMiB, 1000, 1);
+  ASSERT_TRUE(b.ok());
+  auto a = (*b)->Register(0, 1.0, "aggregate");
+  auto j = (*b)->Register(0, 1.0, "join of list states");
+  auto g = (*b)->Register(0, 2.0, "global max");
+  ASSERT_TRUE(a.ok() && j.ok() && g.ok());
+  EXPECT_EQ((*a)->quota_bytes(), 25 * kMiB);
+  (*a)->ReportUsage(25 * kMiB, 5000);
+  (*j)->ReportUsage(1 * kMiB, 0);
+  (*g)->ReportUsage(10 * kMiB, 0);
+  (*b)->Rebalance(0);
+  // j: max(1.5 MiB, 25/8 MiB); g: max(15 MiB, 50/8 MiB); a: the rest.
+  EXPECT_EQ((*j)->quota_bytes(), 25 * kMiB / 8);
+  EXPECT_EQ((*g)->quota_bytes(), 15 * kMiB);
+  EXPECT_EQ((*a)->quota_bytes(), 100 * kMiB - 25 * kMiB / 8 - 15 * kMiB);
+  EXPECT_EQ((*a)->quota_entries(), 818u);  // floor(1000 * 81.875 / 100)
+  EXPECT_EQ((*g)->quota_entries(), 150u);
+  EXPECT_EQ((*j)->joined_quota_bytes(), 50 * kMiB);  // as it joined
+  // The lender fills its reduced quota and evicts: the two evicting ones
+  // share what g does not need by weight.
+  (*j)->ReportUsage(25 * kMiB / 8, 1);
+  (*a)->ReportUsage(80 * kMiB, 9000);
+  (*b)->Rebalance(0);
+  EXPECT_EQ((*g)->quota_bytes(), 15 * kMiB);
+  EXPECT_EQ((*a)->quota_bytes(), 85 * kMiB / 2);
+  EXPECT_EQ((*j)->quota_bytes(), 85 * kMiB / 2);
+  // Nobody evicted since: every demand is met and the rest is divided by
+  // weight; the quotas never sum above the slot.
+  (*a)->ReportUsage(10 * kMiB, 9000);
+  (*j)->ReportUsage(10 * kMiB, 1);
+  (*g)->ReportUsage(10 * kMiB, 0);
+  (*b)->Rebalance(0);
+  // Demands 15 MiB each, 55 MiB left: 13.75, 13.75, 27.5 MiB on top.
+  EXPECT_EQ((*a)->quota_bytes(), 15 * kMiB + 55 * kMiB / 4);
+  EXPECT_EQ((*j)->quota_bytes(), 15 * kMiB + 55 * kMiB / 4);
+  EXPECT_EQ((*g)->quota_bytes(), 15 * kMiB + 55 * kMiB / 2);
+  EXPECT_LE((*a)->quota_bytes() + (*j)->quota_bytes() + (*g)->quota_bytes(),
+            100 * kMiB);
+  // A subtask joining resets the slot to the weighted shares.
+  auto n = (*b)->Register(0, 1.0, "new");
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ((*a)->quota_bytes(), 20 * kMiB);
+  EXPECT_EQ((*g)->quota_bytes(), 40 * kMiB);
+}
+
+TEST(MemoryBudget, RebalanceOfOneSubtaskOrAnotherSlotChangesNothing) {
+  auto b = MemoryBudget::Create(200 * kMiB, 0, 2);
+  ASSERT_TRUE(b.ok());
+  auto alone = (*b)->Register(0, 1.0, "alone");
+  auto x = (*b)->Register(1, 1.0, "x");
+  auto y = (*b)->Register(1, 1.0, "y");
+  ASSERT_TRUE(alone.ok() && x.ok() && y.ok());
+  (*alone)->ReportUsage(0, 0);
+  (*x)->ReportUsage(100 * kMiB, 7);
+  (*y)->ReportUsage(0, 0);
+  (*b)->Rebalance(0);
+  (*b)->Rebalance(5);  // no such slot
+  EXPECT_EQ((*alone)->quota_bytes(), 100 * kMiB);
+  EXPECT_EQ((*x)->quota_bytes(), 50 * kMiB);
+  EXPECT_EQ((*x)->quota_entries(), 0u);  // no entry cap
+  (*b)->Rebalance(1);
+  EXPECT_EQ((*x)->quota_bytes(), 100 * kMiB - 50 * kMiB / 8);
+  EXPECT_EQ((*alone)->quota_bytes(), 100 * kMiB);
+}
+
+// The cache side: a cache that evicts asks for a rebalance on its own and
+// grows into what its idle neighbour does not use.
+TEST(MemoryBudget, EvictingCacheBorrowsWhatItsSlotDoesNotUse) {
+  auto b = MemoryBudget::Create(256 << 10, 0, 1);
+  ASSERT_TRUE(b.ok());
+  auto busy = (*b)->Register(0, 1.0, "busy");
+  auto idle = (*b)->Register(0, 1.0, "idle");
+  ASSERT_TRUE(busy.ok() && idle.ok());
+  CountingSink sink;
+  CacheOptions o;
+  HotStateCache cache(o, &sink, busy->get());
+  HotStateCache idle_cache(o, &sink, idle->get());
+  ASSERT_TRUE(idle_cache.Put(0, "one", "entry").ok());
+  EXPECT_EQ(cache.capacity_bytes(), 128u << 10);
+  std::string value(100, 'v');
+  for (int i = 0; i < 4000; ++i) {
+    ASSERT_TRUE(cache.Put(0, "key" + std::to_string(i), value).ok());
+  }
+  EXPECT_EQ(cache.capacity_bytes(), (256u << 10) - (128u << 10) / 8);
+  EXPECT_GT(cache.bytes(), 128u << 10);
+  EXPECT_LE(cache.bytes(), cache.capacity_bytes());
+  EXPECT_EQ((*idle)->quota_bytes(), (128u << 10) / 8);
 }
 
 }  // namespace

@@ -85,6 +85,10 @@ TEST(MemoryBudgetThreads, RegisterLeaveAndReadConcurrently) {
           violations.fetch_add(1);
         if (cache.Get(0, std::to_string(i % 89)).kind == Lookup::kBypass)
           violations.fetch_add(1);
+        if (i % 50 == 0) {  // a demand-based rebalance among the churn
+          lease->ReportUsage(cache.bytes(), static_cast<uint64_t>(i * t));
+          budget->Rebalance(lease->slot());
+        }
       }
       if (!cache.ShrinkToQuota().ok()) violations.fetch_add(1);
       if (cache.bytes() > cache.capacity_bytes()) violations.fetch_add(1);

@@ -55,6 +55,12 @@ class HotStateCache : public CacheLimits {
                                          std::string_view value);
   [[nodiscard]] Result<WriteOutcome> Remove(uint32_t state_id,
                                             std::string_view key);
+  // Remove of a key the caller knows RocksDB does not hold (its written-key
+  // filter has never seen it, and no evicted entry waits for the sink): the
+  // cached entry, dirty or clean, is dropped and nothing is written back.
+  // Never evicts; answers kCached.
+  [[nodiscard]] Result<WriteOutcome> RemoveNotInDb(uint32_t state_id,
+                                                   std::string_view key);
   // After a kMiss: the value read from RocksDB, or "known absent" (clean).
   // If the key got cached meanwhile, the cached version wins.
   [[nodiscard]] Result<WriteOutcome> Fill(uint32_t state_id,

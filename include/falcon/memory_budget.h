@@ -19,6 +19,18 @@
 //
 // An entry cap of 0 means "no entry cap" (bytes are always bounded).
 //
+// Lending (Rebalance): the weighted share is what a subtask is guaranteed,
+// not what it is held to. Each cache reports what it holds and how many
+// entries its quota made it evict (ReportUsage); a cache that keeps evicting
+// asks for a rebalance (at most one per kRebalanceInterval per cache), which
+// gives every subtask that did not evict since the last rebalance
+// max(1.5 x what it holds, an eighth of its share) and divides the rest
+// among the others by weight (water-filling): a window join's subtask whose
+// list states the cache does not hold, or a global aggregate of a few keys,
+// lends its share to the subtask of the slot whose cache is too small. A
+// lender that fills its reduced quota evicts, and its next request gives it
+// at least its share back. The quotas of a slot never sum above its budget.
+//
 // Thread-safety: MemoryBudget is shared by all task threads of a TaskManager.
 // Register(), lease destruction and subtasks_in_slot() take an internal mutex
 // (they happen when tasks start and stop, never per record). BudgetLease::
@@ -61,6 +73,16 @@ class BudgetLease {
   uint64_t quota_entries() const {
     return quota_entries_.load(std::memory_order_acquire);
   }
+  // The owning cache's thread, lock-free (relaxed stores): the bytes its
+  // cache holds and the running count of evictions its quota forced, read by
+  // MemoryBudget::Rebalance.
+  void ReportUsage(uint64_t held_bytes, uint64_t quota_evictions) const {
+    held_bytes_.store(held_bytes, std::memory_order_relaxed);
+    quota_evictions_.store(quota_evictions, std::memory_order_relaxed);
+  }
+  // The owning cache's thread: re-divides the slot (MemoryBudget::Rebalance).
+  // Takes the budget's lock: call it rarely (kRebalanceInterval).
+  void RequestRebalance() const;
   uint32_t slot() const { return slot_; }
   double weight() const { return weight_; }
   const std::string& name() const { return name_; }
@@ -83,6 +105,10 @@ class BudgetLease {
   const std::string name_;
   std::atomic<uint64_t> quota_bytes_{0};
   std::atomic<uint64_t> quota_entries_{0};
+  mutable std::atomic<uint64_t> held_bytes_{0};
+  mutable std::atomic<uint64_t> quota_evictions_{0};
+  // Guarded by the budget's lock: quota_evictions_ at the last rebalance.
+  uint64_t evictions_at_rebalance_ = 0;
   // Written once by Register (under the budget's lock, before the lease is
   // returned); never written again.
   uint32_t joined_subtasks_ = 0;
@@ -103,6 +129,11 @@ class MemoryBudget : public std::enable_shared_from_this<MemoryBudget> {
   [[nodiscard]] Result<std::unique_ptr<BudgetLease>> Register(uint32_t slot,
                                                               double weight,
                                                               std::string name);
+
+  // Re-divides `slot` by demand (see "Lending" above). Takes the lock.
+  void Rebalance(uint32_t slot);
+  // How often one cache may ask for a rebalance while it keeps evicting.
+  static constexpr int64_t kRebalanceIntervalNanos = 1'000'000'000;
 
   uint32_t slots() const { return slots_; }
   uint64_t slot_bytes() const { return slot_bytes_; }
@@ -125,6 +156,8 @@ class MemoryBudget : public std::enable_shared_from_this<MemoryBudget> {
   MemoryBudget(uint64_t tm_bytes, uint64_t tm_entries, uint32_t slots);
   void Leave(BudgetLease* lease);
   void RecomputeLocked(uint32_t slot);
+  // Stores the quota `bytes` (and the entry cap in the same proportion).
+  void SetQuotaLocked(BudgetLease* lease, uint64_t bytes);
 
   const uint32_t slots_;
   const uint64_t slot_bytes_;

@@ -3,6 +3,7 @@
 #include "cache/cache_core.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 namespace falcon {
@@ -62,6 +63,7 @@ void CacheCore::ApplyCapacity(uint64_t bytes, uint64_t entries) {
 
 void CacheCore::RefreshQuota() {
   if (lease_ == nullptr) return;
+  lease_->ReportUsage(accounting_.bytes(), quota_evictions_);
   const uint64_t b = lease_->quota_bytes();
   const uint64_t e = lease_->quota_entries();
   if (b != lease_bytes_seen_ || e != lease_entries_seen_) {
@@ -91,6 +93,19 @@ void CacheCore::ResizeSketch(uint64_t entries) {
 Result<WriteOutcome> CacheCore::Fill(uint32_t state_id, std::string_view key,
                                      std::string_view value) {
   return Write(state_id, key, value, /*absent=*/false, /*dirty=*/false);
+}
+
+Result<WriteOutcome> CacheCore::RemoveNotInDb(uint32_t state_id,
+                                              std::string_view key) {
+  if (state_id >= CacheLimits::kMaxStates) {
+    return Status::InvalidArgument("state id >= CacheLimits::kMaxStates");
+  }
+  accounting_.Slot(state_id).stats.removes += 1;
+  if (key.size() > CacheLimits::kMaxKeyBytes) return WriteOutcome::kCached;
+  const uint64_t hash = HashKey(state_id, key.data(), key.size());
+  const size_t pos = index_.Find(state_id, key, hash);
+  if (pos != EntryIndex::kNoSlot) Discard(index_.At(pos));
+  return WriteOutcome::kCached;
 }
 
 Result<WriteOutcome> CacheCore::FillAbsent(uint32_t state_id,
@@ -128,7 +143,11 @@ Result<WriteOutcome> CacheCore::Write(uint32_t state_id, std::string_view key,
   } else if (key_ok) {
     hash = HashKey(state_id, key.data(), key.size());
     pos = index_.Find(state_id, key, hash);
+    // update() after a value() that missed: the sketch counted the miss. The
+    // hash includes the state id; a collision only counts one access less.
+    counted = missed_valid_ && hash == missed_hash_;
   }
+  missed_valid_ = false;
   Entry* e = pos != EntryIndex::kNoSlot ? index_.At(pos) : nullptr;
 
   if (!dirty && e != nullptr)
@@ -266,6 +285,7 @@ void CacheCore::Discard(Entry* e) {
 
 void CacheCore::Evict(Entry* e) {
   accounting_.stats(e->state()).evictions += 1;
+  quota_evictions_ += 1;
   if (tiny_lfu()) admission_.RecordEviction(e);
   const bool dirty = e->dirty();
   Detach(e);
@@ -282,7 +302,26 @@ Status CacheCore::MakeRoom() {
   } else {
     while (OverCapacity()) Evict(queues_.head(kWindow));
   }
+  if (lease_ != nullptr && quota_evictions_ >= next_rebalance_check_) {
+    MaybeRebalance();
+  }
   return write_back_.EmitEvicted(queues_);
+}
+
+void CacheCore::MaybeRebalance() {
+  next_rebalance_check_ = quota_evictions_ + kEvictionsPerRebalanceCheck;
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  if (rebalanced_ &&
+      now - last_rebalance_nanos_ < MemoryBudget::kRebalanceIntervalNanos) {
+    return;
+  }
+  rebalanced_ = true;
+  last_rebalance_nanos_ = now;
+  lease_->ReportUsage(accounting_.bytes(), quota_evictions_);
+  lease_->RequestRebalance();
+  RefreshQuota();
 }
 
 // Window overflow becomes the admission candidates; while over capacity, each

@@ -63,6 +63,7 @@ class CacheCore {
     return Write(state_id, key, std::string_view(), /*absent=*/true,
                  /*dirty=*/true);
   }
+  Result<WriteOutcome> RemoveNotInDb(uint32_t state_id, std::string_view key);
   Result<WriteOutcome> Fill(uint32_t state_id, std::string_view key,
                             std::string_view value);
   Result<WriteOutcome> FillAbsent(uint32_t state_id, std::string_view key);
@@ -190,6 +191,9 @@ class CacheCore {
   // the sink.
   Status MakeRoom();
   void EvictTinyLfu();
+  // While this cache keeps evicting: asks its lease for a rebalance of the
+  // slot, at most once per MemoryBudget::kRebalanceIntervalNanos.
+  void MaybeRebalance();
   template <class Keep>
   Status WriteBackColdFirst(std::vector<Entry*>* entries, Keep&& keep);
 
@@ -198,6 +202,12 @@ class CacheCore {
   const BudgetLease* const lease_;
   uint64_t lease_bytes_seen_ = ~0ull;
   uint64_t lease_entries_seen_ = ~0ull;
+  uint64_t quota_evictions_ = 0;  // every eviction, reported to the lease
+  // The clock is read once per this many evictions.
+  static constexpr uint64_t kEvictionsPerRebalanceCheck = 256;
+  uint64_t next_rebalance_check_ = kEvictionsPerRebalanceCheck;
+  int64_t last_rebalance_nanos_ = 0;
+  bool rebalanced_ = false;
   SegmentLimits limits_;
   EntryIndex index_;
   EntryQueues queues_;
@@ -206,7 +216,11 @@ class CacheCore {
   TinyLfuAdmission admission_;
   WindowAdapter window_;
   WriteBack write_back_;
-  Entry* newest_ = nullptr;     // the entry inserted last, while it is cached
+  Entry* newest_ = nullptr;  // the entry inserted last, while it is cached
+  // The hash of the key the last Get missed, until the next write: a write
+  // of that key (value() found nothing, update() follows) is the same access.
+  uint64_t missed_hash_ = 0;
+  bool missed_valid_ = false;
   MapBodyBuilder map_builder_;  // reused by the map writes
 };
 
@@ -249,6 +263,8 @@ inline GetResult CacheCore::Get(uint32_t state_id, std::string_view key) {
     return GetResult{Lookup::kHit, e->value(), e->value_len()};
   }
   s.stats.misses += 1;
+  missed_hash_ = hash;
+  missed_valid_ = true;
   return GetResult{Lookup::kMiss, nullptr, 0};
 }
 

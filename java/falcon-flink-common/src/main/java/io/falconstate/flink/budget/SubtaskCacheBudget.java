@@ -9,8 +9,8 @@ import org.apache.flink.runtime.memory.OpaqueMemoryResource;
 
 /**
  * One keyed subtask's place in its slot's cache budget: its lease (quota = slot budget × its weight
- * / the sum of the weights of the slot's keyed subtasks, recomputed as subtasks come and go) and
- * its reference to the slot's shared reservation.
+ * / the sum of the weights of the slot's keyed subtasks, recomputed as subtasks come and go, and
+ * rebalanced by demand while caches evict) and its reference to the slot's shared reservation.
  *
  * <p>{@link #close()} (idempotent) leaves the slot: it frees the lease unless a cache took it
  * ({@link #takeLease()}; the cache frees it when it is closed, so close the cache first) and

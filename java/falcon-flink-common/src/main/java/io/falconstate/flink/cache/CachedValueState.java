@@ -123,9 +123,13 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         if (result == NativeHotStateCache.ABSENT) {
             return defaultValueCopy();
         }
-        // MISS or BYPASS: RocksDB has the truth, unless it never saw the key.
-        int size =
-                column.neverWritten(key, keyLength) ? -1 : column.get(key, keyLength, valueBuffer);
+        // MISS or BYPASS: RocksDB has the truth, unless it never saw the key. A key it never saw
+        // is not cached as "absent": window aggregates read every slice of a window for every
+        // key, most of them never written, and such entries would push out the written ones.
+        if (column.neverWritten(key, keyLength)) {
+            return defaultValueCopy();
+        }
+        int size = column.get(key, keyLength, valueBuffer);
         if (result == NativeHotStateCache.MISS) {
             int code =
                     size < 0
@@ -173,7 +177,11 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         int keyLength =
                 keyBuilder.build(currentNamespace, namespaceSerializer, namespaceVariableSized);
         byte[] key = keyBuilder.buffer();
-        int code = cache.remove(stateId, key, keyLength);
+        // A key RocksDB never got needs no tombstone (a window's expired slice, mostly).
+        int code =
+                column.neverWritten(key, keyLength)
+                        ? cache.removeNotInDb(stateId, key, keyLength)
+                        : cache.remove(stateId, key, keyLength);
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
             column.delete(key, keyLength);
         }

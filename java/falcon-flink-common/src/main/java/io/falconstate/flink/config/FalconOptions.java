@@ -66,7 +66,8 @@ public final class FalconOptions {
                                     + "write buffers get the rest, (1-a)*f, so the TaskManager "
                                     + "stays within its Flink memory model. The slot's cache "
                                     + "budget is divided among its keyed subtasks by their "
-                                    + "managed-memory fractions. Allowed: 0 (the cache takes no "
+                                    + "managed-memory fractions; what a subtask does not use "
+                                    + "is lent to those that evict. Allowed: 0 (the cache takes no "
                                     + "managed memory; then only cache.size-per-subtask sizes it) "
                                     + "up to 0.9.");
 

@@ -115,6 +115,15 @@ public final class NativeHotStateCache implements AutoCloseable {
     }
 
     /**
+     * Delete of a key RocksDB does not hold (its state's written-key filter has never seen it):
+     * drops the cached entry, dirty or clean, and writes nothing back. Returns the write bits.
+     */
+    public int removeNotInDb(int stateId, byte[] key, int keyLength) {
+        keyIn(key, keyLength);
+        return nativeRemoveNotInDb(handle, stateId, keyLength);
+    }
+
+    /**
      * After a {@link #MISS}: caches what RocksDB returned, clean; {@code value == null} caches
      * "known absent". Returns the write bits.
      */
@@ -314,6 +323,8 @@ public final class NativeHotStateCache implements AutoCloseable {
     private static native int nativeFill(long handle, int stateId, int keyLength, int valueLength);
 
     private static native int nativeRemove(long handle, int stateId, int keyLength);
+
+    private static native int nativeRemoveNotInDb(long handle, int stateId, int keyLength);
 
     private static native int nativeFlush(long handle, int stateId);
 

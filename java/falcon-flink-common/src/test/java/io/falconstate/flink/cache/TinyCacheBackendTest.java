@@ -324,6 +324,52 @@ public class TinyCacheBackendTest {
     }
 
     /**
+     * A window's slices: keys first read unwritten, then written (the early ones evicted and
+     * written back by the tiny cache, the late ones still only in the cache), then cleared. A
+     * cleared key is absent afterwards and after a restore, whether RocksDB had it (a tombstone) or
+     * never got it (dropped from the cache); the keys written after them survive.
+     */
+    @Test
+    public void testClearedKeysStayClearedWhetherOrNotRocksDbHadThem() throws Exception {
+        acrossARestore(
+                IntSerializer.INSTANCE,
+                backend -> {
+                    ValueState<String> state = stringState(backend, "slices");
+                    for (int key = 0; key < 400; key++) {
+                        backend.setCurrentKey(key);
+                        assertThat(state.value()).isNull();
+                        assertThat(state.value()).isNull();
+                        state.update("v" + key);
+                    }
+                    for (int key = 0; key < 400; key++) {
+                        backend.setCurrentKey(key);
+                        state.clear();
+                        assertThat(state.value()).as("key %d", key).isNull();
+                    }
+                    for (int key = 300; key < 500; key++) {
+                        backend.setCurrentKey(key);
+                        state.update("w" + key);
+                    }
+                    for (int key = 0; key < 500; key++) {
+                        backend.setCurrentKey(key);
+                        assertThat(state.value())
+                                .as("key %d", key)
+                                .isEqualTo(key < 300 ? null : "w" + key);
+                    }
+                    checkNeverWrittenReads(writtenKeyFilter(backend, "slices"), 400, false);
+                },
+                restored -> {
+                    ValueState<String> state = stringState(restored, "slices");
+                    for (int key = 0; key < 500; key++) {
+                        restored.setCurrentKey(key);
+                        assertThat(state.value())
+                                .as("key %d", key)
+                                .isEqualTo(key < 300 ? null : "w" + key);
+                    }
+                });
+    }
+
+    /**
      * MapState: maps written, evicted and written back are found again (the write-back hands their
      * prefixes to the filter); maps nobody wrote, of new keys or of written keys in another
      * namespace, are loaded empty without RocksDB; after a restore the filter is built by parsing
