@@ -184,15 +184,18 @@ jint Fill(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length,
   });
 }
 
-jint Remove(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length) {
+// A key-only write (Remove, RemoveNotInDb) through the io buffer.
+jint KeyWrite(JNIEnv* env, jlong handle, jint state_id, jint key_length,
+              Result<WriteOutcome> (HotStateCache::*write)(uint32_t,
+                                                           std::string_view)) {
   return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
     NativeCache* nc = Checked(env, handle);
     if (nc == nullptr || !CheckStateId(env, state_id) ||
         !CheckIo(env, nc, key_length, 0)) {
       return kErrorReturn;
     }
-    Result<WriteOutcome> r = nc->cache->Remove(static_cast<uint32_t>(state_id),
-                                               IoKey(nc, key_length));
+    Result<WriteOutcome> r = ((*nc->cache).*write)(
+        static_cast<uint32_t>(state_id), IoKey(nc, key_length));
     if (!r.ok()) {
       ThrowStatus(env, r.status());
       return kErrorReturn;
@@ -201,23 +204,15 @@ jint Remove(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length) {
   });
 }
 
+jint Remove(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length) {
+  return KeyWrite(env, handle, state_id, key_length, &HotStateCache::Remove);
+}
+
 // Remove of a key RocksDB does not hold: nothing is written back.
 jint RemoveNotInDb(JNIEnv* env, jclass, jlong handle, jint state_id,
                    jint key_length) {
-  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
-    NativeCache* nc = Checked(env, handle);
-    if (nc == nullptr || !CheckStateId(env, state_id) ||
-        !CheckIo(env, nc, key_length, 0)) {
-      return kErrorReturn;
-    }
-    Result<WriteOutcome> r = nc->cache->RemoveNotInDb(
-        static_cast<uint32_t>(state_id), IoKey(nc, key_length));
-    if (!r.ok()) {
-      ThrowStatus(env, r.status());
-      return kErrorReturn;
-    }
-    return WriteCode(env, nc, *r);
-  });
+  return KeyWrite(env, handle, state_id, key_length,
+                  &HotStateCache::RemoveNotInDb);
 }
 
 // state_id < 0: every state.

@@ -22,18 +22,19 @@
 // Lending (Rebalance): the weighted share is what a subtask is guaranteed,
 // not what it is held to. Each cache reports what it holds and how many
 // entries its quota made it evict (ReportUsage); a cache that keeps evicting
-// asks for a rebalance (at most one per kRebalanceInterval per cache), which
-// gives every subtask that did not evict since the last rebalance
-// max(1.5 x what it holds, an eighth of its share) and divides the rest
-// among the others by weight (water-filling): a window join's subtask whose
-// list states the cache does not hold, or a global aggregate of a few keys,
-// lends its share to the subtask of the slot whose cache is too small. A
-// lender that fills its reduced quota evicts, and its next request gives it
-// at least its share back. The quotas of a slot never sum above its budget.
+// asks for a rebalance (at most one per kRebalanceIntervalNanos per cache),
+// which gives every subtask that did not evict since the last rebalance max(1.5
+// x what it holds, an eighth of its share) and divides the rest among the
+// others by weight (water-filling): a window join's subtask whose list states
+// the cache does not hold, or a global aggregate of a few keys, lends its share
+// to the subtask of the slot whose cache is too small. A lender that fills its
+// reduced quota evicts, and its next request gives it at least its share back.
+// The quotas of a slot never sum above its budget.
 //
 // Thread-safety: MemoryBudget is shared by all task threads of a TaskManager.
-// Register(), lease destruction and subtasks_in_slot() take an internal mutex
-// (they happen when tasks start and stop, never per record). BudgetLease::
+// Register(), lease destruction, subtasks_in_slot() and Rebalance() take an
+// internal mutex (tasks starting and stopping; a rebalance at most once a
+// second per evicting cache; never per record). BudgetLease::
 // quota_bytes()/quota_entries() are one acquire atomic load each, lock-free,
 // safe from any thread at any time.
 // Ownership: a BudgetLease keeps its MemoryBudget alive (shared_ptr); the
@@ -81,7 +82,7 @@ class BudgetLease {
     quota_evictions_.store(quota_evictions, std::memory_order_relaxed);
   }
   // The owning cache's thread: re-divides the slot (MemoryBudget::Rebalance).
-  // Takes the budget's lock: call it rarely (kRebalanceInterval).
+  // Takes the budget's lock: call it rarely (kRebalanceIntervalNanos).
   void RequestRebalance() const;
   uint32_t slot() const { return slot_; }
   double weight() const { return weight_; }
