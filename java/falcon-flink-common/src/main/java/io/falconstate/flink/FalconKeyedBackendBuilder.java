@@ -10,6 +10,7 @@ import io.falconstate.flink.cache.CacheSettings;
 import io.falconstate.flink.cache.HotStateCacheManager;
 import io.falconstate.flink.log.FalconLog;
 import io.falconstate.flink.nativeaccess.NativeHotStateCache;
+import io.falconstate.flink.timers.TimerQueues;
 import io.falconstate.flink.tuning.ColumnFamilyTuner;
 import io.falconstate.flink.tuning.CompositeKeyLayout;
 import io.falconstate.flink.tuning.DbRuleOptionsFactory;
@@ -206,11 +207,15 @@ final class FalconKeyedBackendBuilder<K> {
                             cache,
                             tuner,
                             stock.isIncrementalCheckpointsEnabled(),
-                            settings.timerDedupCapacity());
-            if (metricGroup != null && settings.timerDedupCapacity() > 0) {
+                            settings.timerDedupCapacity(),
+                            settings.timerHeldCapacity());
+            TimerQueues timerQueues = backend.timerQueues();
+            if (metricGroup != null && timerQueues.enabled()) {
                 MetricGroup timers = metricGroup.addGroup("falcon").addGroup("timers");
-                timers.gauge("skippedRegistrations", backend::timerRegistrationsSkipped);
-                timers.gauge("knownTimers", backend::knownTimers);
+                timers.gauge("skippedRegistrations", timerQueues::skippedRegistrations);
+                timers.gauge("knownTimers", timerQueues::knownTimers);
+                timers.gauge("heldTimers", timerQueues::heldTimers);
+                timers.gauge("writtenBack", timerQueues::writtenBack);
             }
             // A restore may have written restored entries into hash memtables.
             backend.flushHashMemtables();

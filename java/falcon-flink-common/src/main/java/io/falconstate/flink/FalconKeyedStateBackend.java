@@ -7,7 +7,7 @@ import io.falconstate.flink.budget.CacheBudgets;
 import io.falconstate.flink.cache.HotStateCacheManager;
 import io.falconstate.flink.log.FalconLog;
 import io.falconstate.flink.nativeaccess.CacheQuota;
-import io.falconstate.flink.timers.DeduplicatingTimerQueue;
+import io.falconstate.flink.timers.TimerQueues;
 import io.falconstate.flink.tuning.ColumnFamilyTuner;
 import io.falconstate.flink.tuning.KeyLengthInvariant;
 
@@ -33,7 +33,6 @@ import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTran
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.internal.InternalMapState;
 import org.apache.flink.runtime.state.internal.InternalValueState;
-import org.apache.flink.streaming.api.operators.TimerSerializer;
 import org.apache.flink.util.FlinkRuntimeException;
 
 import org.rocksdb.RocksDBException;
@@ -45,7 +44,6 @@ import java.io.IOException;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
 
@@ -64,17 +62,19 @@ import java.util.stream.Stream;
  *       function can read it); a re-registration first flushes the state and drops its cached
  *       entries; a ValueState comes back behind the hot-state cache (not a queryable one).
  *   <li>{@link #snapshot}, {@link #savepoint()}, {@link #numKeyValueStateEntries()}: every dirty
- *       cache entry into RocksDB, then every hash memtable flushed, on the calling task thread.
+ *       cache entry into RocksDB, then every held timer change ({@link TimerQueues}), then every
+ *       hash memtable flushed, on the calling task thread.
+ *   <li>{@link #create}: timer queues in RocksDB with Falcon's timer layers ({@link TimerQueues}).
  *   <li>{@link #getKeys}, {@link #getKeysAndNamespaces}, {@link #applyToAllKeys}: the same for the
  *       one state.
  *   <li>{@link #dispose()}: releases what it owns, in order.
  * </ul>
  *
- * <p>It owns the inner RocksDB backend, the cache (null when off) and the column-family tuner (null
- * when no tuning is on). {@link #dispose()} releases the cache (discarding dirty entries: a
- * disposed backend is never read again), then RocksDB, then the tuner's filters, which RocksDB's
- * table factories reference until the DB is closed. Not thread-safe, like every keyed backend: the
- * task thread drives it.
+ * <p>It owns the inner RocksDB backend, the cache (null when off), the timer queues' write batches
+ * and the column-family tuner (null when no tuning is on). {@link #dispose()} releases the timer
+ * queues' batches and the cache (discarding dirty entries: a disposed backend is never read again),
+ * then RocksDB, then the tuner's filters, which RocksDB's table factories reference until the DB is
+ * closed. Not thread-safe, like every keyed backend: the task thread drives it.
  */
 public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
 
@@ -90,11 +90,8 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
      */
     private final boolean nativeCheckpoints;
 
-    /** Per RocksDB timer queue, the known-timer set's capacity; 0 leaves the queues as they are. */
-    private final int timerDedupCapacity;
-
-    /** The timer queues this backend wrapped; read by metric gauges on another thread. */
-    private final List<DeduplicatingTimerQueue<?>> timerQueues = new CopyOnWriteArrayList<>();
+    /** The timer queues in RocksDB, with Falcon's layers; its counters feed metric gauges. */
+    private final TimerQueues timers;
 
     private boolean disposed;
 
@@ -104,14 +101,15 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             @Nullable HotStateCacheManager<K> cache,
             @Nullable ColumnFamilyTuner tuner,
             boolean nativeCheckpoints,
-            int timerDedupCapacity) {
+            int timerDedupCapacity,
+            int timerHeldCapacity) {
         super(rocksDb);
         this.rocksDb = rocksDb;
         this.registry = registry;
         this.cache = cache;
         this.tuner = tuner;
         this.nativeCheckpoints = nativeCheckpoints;
-        this.timerDedupCapacity = timerDedupCapacity;
+        this.timers = new TimerQueues(rocksDb, timerDedupCapacity, timerHeldCapacity);
         if (cache != null) {
             cache.setMemtableFlushAhead(this::startMemtableFlushesAhead);
         }
@@ -256,6 +254,7 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             cache.onBarrier(start, FalconColumnFamilyAccess.flushesRunning(rocksDb) > 0);
             cache.flushAll();
         }
+        timers.writeBack();
         long written = System.nanoTime();
         if (!nativeCheckpoints) {
             flushHashMemtables();
@@ -357,6 +356,7 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         if (cache != null) {
             cache.flushAll();
         }
+        timers.writeBack();
         flushHashMemtables();
     }
 
@@ -441,37 +441,12 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
                     @Nonnull String stateName,
                     @Nonnull TypeSerializer<T> byteOrderedElementSerializer,
                     boolean allowFutureMetadataUpdates) {
-        KeyGroupedInternalPriorityQueue<T> queue =
-                rocksDb.create(stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
-        if (timerDedupCapacity > 0
-                && byteOrderedElementSerializer instanceof TimerSerializer
-                && FalconColumnFamilyAccess.timersInRocksDb(rocksDb)) {
-            // Only Flink's timers: their equals is timestamp, key and namespace.
-            DeduplicatingTimerQueue<T> deduplicating =
-                    new DeduplicatingTimerQueue<>(
-                            queue, byteOrderedElementSerializer.duplicate(), timerDedupCapacity);
-            timerQueues.add(deduplicating);
-            return deduplicating;
-        }
-        return queue;
+        return timers.create(stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
     }
 
-    /** Timer registrations answered without RocksDB, over this backend's timer queues. */
-    public long timerRegistrationsSkipped() {
-        long sum = 0;
-        for (DeduplicatingTimerQueue<?> queue : timerQueues) {
-            sum += queue.skippedAdds();
-        }
-        return sum;
-    }
-
-    /** Timers known to be in RocksDB now, over this backend's timer queues. */
-    public long knownTimers() {
-        long sum = 0;
-        for (DeduplicatingTimerQueue<?> queue : timerQueues) {
-            sum += queue.knownTimers();
-        }
-        return sum;
+    /** This backend's timer queues (their counters). */
+    public TimerQueues timerQueues() {
+        return timers;
     }
 
     /**
@@ -501,6 +476,7 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         }
         disposed = true;
         try {
+            timers.dispose();
             if (cache != null) {
                 cache.release();
             }

@@ -7,6 +7,7 @@ import io.falconstate.flink.cache.CacheSettings;
 import io.falconstate.flink.config.FalconOptions;
 import io.falconstate.flink.log.FalconLog;
 
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.ReadableConfig;
@@ -39,6 +40,7 @@ public final class FalconSettings implements Serializable {
     }
 
     static final int MAX_TIMER_DEDUP_CAPACITY = 1 << 24;
+    static final int MAX_TIMER_HELD_CAPACITY = 1 << 26;
 
     private final boolean nativeRequired;
     private final boolean cacheEnabled;
@@ -46,6 +48,7 @@ public final class FalconSettings implements Serializable {
     private final HashMemtableMode hashMemtable;
     private final boolean rangeFilter;
     private final int timerDedupCapacity;
+    private final int timerHeldCapacity;
 
     private FalconSettings(
             boolean nativeRequired,
@@ -53,13 +56,15 @@ public final class FalconSettings implements Serializable {
             CacheSettings cache,
             HashMemtableMode hashMemtable,
             boolean rangeFilter,
-            int timerDedupCapacity) {
+            int timerDedupCapacity,
+            int timerHeldCapacity) {
         this.nativeRequired = nativeRequired;
         this.cacheEnabled = cacheEnabled;
         this.cache = cache;
         this.hashMemtable = hashMemtable;
         this.rangeFilter = rangeFilter;
         this.timerDedupCapacity = timerDedupCapacity;
+        this.timerHeldCapacity = timerHeldCapacity;
     }
 
     /**
@@ -78,7 +83,8 @@ public final class FalconSettings implements Serializable {
                 CacheSettings.fromConfig(config),
                 hashMemtableMode(config),
                 FalconOptions.readBoolean(config, FalconOptions.TUNING_MAP_STATE_RANGE_FILTER),
-                timerDedupCapacity(config));
+                timerDedupCapacity(config),
+                timerCapacity(config, FalconOptions.TIMERS_HELD_CAPACITY, MAX_TIMER_HELD_CAPACITY));
     }
 
     /** Every option at its default. */
@@ -112,14 +118,17 @@ public final class FalconSettings implements Serializable {
 
     /** {@link FalconOptions#TIMERS_DEDUP_CAPACITY}, checked against its allowed range. */
     static int timerDedupCapacity(ReadableConfig config) {
-        int value = config.get(FalconOptions.TIMERS_DEDUP_CAPACITY);
-        if (value < 0 || value > MAX_TIMER_DEDUP_CAPACITY) {
+        return timerCapacity(config, FalconOptions.TIMERS_DEDUP_CAPACITY, MAX_TIMER_DEDUP_CAPACITY);
+    }
+
+    /** A timer option's capacity, checked against 0 (off) to {@code max}. */
+    static int timerCapacity(ReadableConfig config, ConfigOption<Integer> option, int max) {
+        int value = config.get(option);
+        if (value < 0 || value > max) {
             throw new IllegalConfigurationException(
                     String.format(
                             "%s: %d is not allowed; allowed: 0 (off) to %d",
-                            FalconOptions.TIMERS_DEDUP_CAPACITY.key(),
-                            value,
-                            MAX_TIMER_DEDUP_CAPACITY));
+                            option.key(), value, max));
         }
         return value;
     }
@@ -130,6 +139,11 @@ public final class FalconSettings implements Serializable {
      */
     public int timerDedupCapacity() {
         return timerDedupCapacity;
+    }
+
+    /** {@link FalconOptions#TIMERS_HELD_CAPACITY}: per timer queue; 0 is off. */
+    public int timerHeldCapacity() {
+        return timerHeldCapacity;
     }
 
     /** Fail rather than fall back to stock when the native library cannot be loaded. */

@@ -50,7 +50,9 @@ public final class FalconPhaseReporter implements MetricReporter, Scheduled {
         "bypassed",
         "mapLoads",
         "mapsOverCap",
-        "skippedRegistrations"
+        "skippedRegistrations",
+        "heldTimers",
+        "writtenBack"
     };
 
     private static final Map<String, List<Gauge<?>>> GAUGES = new ConcurrentHashMap<>();

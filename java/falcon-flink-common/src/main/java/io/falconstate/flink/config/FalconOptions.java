@@ -326,6 +326,24 @@ public final class FalconOptions {
                                     + "Heap timers (state.backend.rocksdb.timer-service.factory: "
                                     + "HEAP) are left as they are.");
 
+    public static final ConfigOption<Integer> TIMERS_HELD_CAPACITY =
+            ConfigOptions.key(PREFIX + "timers.held-capacity")
+                    .intType()
+                    .defaultValue(1_000_000)
+                    .withDescription(
+                            "Per timer queue in RocksDB (one per operator and time domain), the "
+                                    + "most timers Falcon holds on the JVM heap, in RocksDB's "
+                                    + "order, writing to RocksDB only before each snapshot the "
+                                    + "timers added and removed since the last one: a timer "
+                                    + "registered and fired between two checkpoints never "
+                                    + "reaches RocksDB. About 160 bytes of heap per timer; all "
+                                    + "queues of a TaskManager together hold at most a tenth of "
+                                    + "the JVM heap. A queue that would hold more writes "
+                                    + "everything to RocksDB, logs a [FALCON] line and works as "
+                                    + "stock from then on. 0 turns this off. Heap timers "
+                                    + "(state.backend.rocksdb.timer-service.factory: HEAP) are "
+                                    + "left as they are.");
+
     private FalconOptions() {}
 
     /**
@@ -442,6 +460,7 @@ public final class FalconOptions {
                         TUNING_VALUE_STATE_HASH_MEMTABLE,
                         TUNING_VALUE_STATE_INPLACE_UPDATE,
                         TUNING_MAP_STATE_RANGE_FILTER,
-                        TIMERS_DEDUP_CAPACITY));
+                        TIMERS_DEDUP_CAPACITY,
+                        TIMERS_HELD_CAPACITY));
     }
 }

@@ -242,6 +242,22 @@ public final class FalconLog {
                 reads);
     }
 
+    /** The line logged when a timer queue stops holding its timers on the heap. */
+    public static String timersStepAsideLine(String state, int held, String limit) {
+        return "[FALCON] <"
+                + state
+                + "> timers held: "
+                + held
+                + " over "
+                + limit
+                + "; written to RocksDB from now on, as stock";
+    }
+
+    /** Logs {@link #timersStepAsideLine} at INFO (once per timer queue). */
+    public static void timersStepAside(String state, int held, String limit) {
+        LOG.info(timersStepAsideLine(state, held, limit));
+    }
+
     /** Logs {@link #cacheOffLine} at INFO (at most once per probe interval and state). */
     public static void cacheSwitchedOff(String state, String reason, long operations) {
         LOG.info(cacheOffLine(state, reason, operations));

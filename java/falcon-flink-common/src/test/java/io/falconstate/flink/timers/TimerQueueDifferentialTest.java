@@ -7,6 +7,7 @@ import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconStateBackend;
 import io.falconstate.flink.StateBackendCalls;
 import io.falconstate.flink.config.FalconOptions;
+import io.falconstate.flink.log.FalconLog;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
 import org.apache.flink.api.common.JobID;
@@ -26,6 +27,7 @@ import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.heap.KeyGroupPartitionedPriorityQueue;
 import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
@@ -57,8 +59,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * operators do), remove, poll, peek, isEmpty, size, iteration, snapshots and restores -- on a
  * Falcon backend and on Flink's stock RocksDB backend, step by step: the same answers and the same
  * bytes in the timers' column family. The key is one mutable object the caller overwrites for every
- * timer, as window TVF aggregations do. Run with the default capacity and with a capacity of a few
- * timers (the known set starts over all the time).
+ * timer, as window TVF aggregations do. Run with the known set's default capacity and with a
+ * capacity of a few timers (the set starts over all the time), with the timers held on the heap
+ * (written back at snapshots and before reads of the column family), held up to a few dozen (the
+ * queue steps aside mid-run) and not held.
  */
 class TimerQueueDifferentialTest {
 
@@ -141,7 +145,7 @@ class TimerQueueDifferentialTest {
         void open(Collection<KeyedStateHandle> restore) throws Exception {
             kb = keyed(backend(falcon, config), falcon ? falconEnv : stockEnv, restore);
             queue = kb.create(QUEUE, TIMERS);
-            if (falcon) {
+            if (falcon && config.get(FalconOptions.TIMERS_DEDUP_CAPACITY) > 0) {
                 assertThat(queue).isInstanceOf(DeduplicatingTimerQueue.class);
             }
         }
@@ -185,11 +189,21 @@ class TimerQueueDifferentialTest {
         }
     }
 
-    @ParameterizedTest(name = "known-set capacity {0}, seed {1}")
-    @CsvSource({"65536, 1", "65536, 2", "4, 3", "1, 4", "64, 5"})
-    void everyOperationMatchesStock(int capacity, long seed) throws Exception {
+    @ParameterizedTest(name = "known-set capacity {0}, held capacity {1}, seed {2}")
+    @CsvSource({
+        "65536, 200000, 1",
+        "65536, 200000, 2",
+        "4, 200000, 3",
+        "1, 0, 4",
+        "64, 0, 5",
+        "0, 200000, 6",
+        "0, 60, 7",
+        "16384, 45, 8"
+    })
+    void everyOperationMatchesStock(int capacity, int heldCapacity, long seed) throws Exception {
         Configuration falconConfig = new Configuration();
         falconConfig.set(FalconOptions.TIMERS_DEDUP_CAPACITY, capacity);
+        falconConfig.set(FalconOptions.TIMERS_HELD_CAPACITY, heldCapacity);
         Side stock = new Side(false, new Configuration());
         Side falcon = new Side(true, falconConfig);
         Random rng = new Random(seed);
@@ -274,14 +288,80 @@ class TimerQueueDifferentialTest {
         assertThat(queue.skippedAdds()).isEqualTo(99);
     }
 
+    /**
+     * A timer registered and fired between two snapshots never reaches RocksDB; one alive at a
+     * snapshot is in RocksDB after it, and one fired after that is deleted at the next.
+     */
+    @Test
+    void heldTimersReachRocksDbOnlyAtSnapshots() throws Exception {
+        Side falcon = new Side(true, new Configuration());
+        TimerQueues timers = ((FalconKeyedStateBackend<?>) falcon.kb).timerQueues();
+        for (int i = 0; i < 100; i++) {
+            falcon.queue.add(falcon.timer(1_000L + i, i, 0));
+        }
+        assertThat(timers.heldTimers()).isEqualTo(100);
+        for (int i = 0; i < 90; i++) {
+            assertThat(falcon.queue.poll().getTimestamp()).isEqualTo(1_000L + i);
+        }
+        assertThat(TuningTestAccess.dump(falcon.rocksDb(), QUEUE)).isEmpty();
+        assertThat(timers.writtenBack()).isZero();
+
+        falcon.snapshot(1);
+        assertThat(TuningTestAccess.dump(falcon.rocksDb(), QUEUE)).hasSize(10);
+        assertThat(timers.writtenBack()).isEqualTo(10);
+
+        // Two of the ten fire, one new timer comes and goes: two deletes at the next snapshot.
+        falcon.queue.poll();
+        falcon.queue.poll();
+        falcon.queue.add(falcon.timer(5_000L, 7, 1));
+        assertThat(falcon.queue.remove(falcon.timer(5_000L, 7, 1))).isFalse();
+        falcon.snapshot(2);
+        assertThat(TuningTestAccess.dump(falcon.rocksDb(), QUEUE)).hasSize(8);
+        assertThat(timers.writtenBack()).isEqualTo(12);
+        assertThat(timers.heldTimers()).isEqualTo(8);
+    }
+
+    /** Over its capacity a queue writes everything back and works as stock from then on. */
+    @Test
+    void aQueueOverItsHeldCapacityStepsAside() throws Exception {
+        Configuration config = new Configuration();
+        config.set(FalconOptions.TIMERS_HELD_CAPACITY, 50);
+        Side falcon = new Side(true, config);
+        TimerQueues timers = ((FalconKeyedStateBackend<?>) falcon.kb).timerQueues();
+        for (int i = 0; i < 50; i++) {
+            falcon.queue.add(falcon.timer(1_000L + i, i, 0));
+        }
+        assertThat(timers.heldTimers()).isEqualTo(50);
+        assertThat(TuningTestAccess.dump(falcon.rocksDb(), QUEUE)).isEmpty();
+        falcon.queue.add(falcon.timer(2_000L, 1, 0));
+        assertThat(timers.heldTimers()).isZero();
+        // Written through from now on: nothing waits for the snapshot.
+        falcon.queue.add(falcon.timer(3_000L, 2, 0));
+        assertThat(falcon.rocksDbContents()).hasSize(52);
+        assertThat(falcon.queue.size()).isEqualTo(52);
+        assertThat(falcon.queue.poll().getTimestamp()).isEqualTo(1_000L);
+        assertThat(
+                        FalconLog.timersStepAsideLine(
+                                QUEUE, 51, "state.backend.falcon.timers.held-capacity (50)"))
+                .isEqualTo(
+                        "[FALCON] <"
+                                + QUEUE
+                                + "> timers held: 51 over state.backend.falcon.timers.held-capacity"
+                                + " (50); written to RocksDB from now on, as stock");
+    }
+
     @Test
     void offWhenCapacityIsZero() throws Exception {
         Configuration config = new Configuration();
         config.set(FalconOptions.TIMERS_DEDUP_CAPACITY, 0);
+        config.set(FalconOptions.TIMERS_HELD_CAPACITY, 0);
         AbstractKeyedStateBackend<IntValue> kb =
                 keyed(backend(true, config), falconEnv, Collections.emptyList());
         assertThat(kb).isInstanceOf(FalconKeyedStateBackend.class);
-        assertThat(kb.create(QUEUE, TIMERS)).isNotInstanceOf(DeduplicatingTimerQueue.class);
+        assertThat(kb.create(QUEUE, TIMERS))
+                .isNotInstanceOf(DeduplicatingTimerQueue.class)
+                .isInstanceOf(KeyGroupPartitionedPriorityQueue.class);
+        assertThat(((FalconKeyedStateBackend<?>) kb).timerQueues().enabled()).isFalse();
     }
 
     /**
