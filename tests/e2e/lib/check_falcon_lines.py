@@ -82,6 +82,10 @@ FORMATS = {
     'warn': re.compile(
         r'\[FALCON\] WARN native library not loaded \(tried: (.+)\); '
         r'running as the stock RocksDB backend'),
+    'timers-step-aside': re.compile(
+        r'\[FALCON\] <(.+)> timers held: \d+ over (state\.backend\.falcon\.timers\.held-capacity '
+        r'\(\d+\)|the heap share for held timers \(\d+ timers, a tenth of the JVM heap\)); '
+        r'written to RocksDB from now on, as stock'),
     'unknown-option': re.compile(
         r'\[FALCON\] WARN unknown option (state\.backend\.falcon\.\S+); '
         r'did you mean (state\.backend\.falcon\.\S+)\?'),
