@@ -139,8 +139,12 @@ final class HeldTimerBytes implements OrderedByteArraySetCache {
         }
     }
 
-    /** Adds the changes RocksDB has not got to {@code batch}; none are left. Returns how many. */
-    int writeUnwritten(WriteBatch batch, ColumnFamilyHandle handle) throws RocksDBException {
+    /**
+     * Adds the changes RocksDB has not got to {@code batch}, handing it to {@code full} after each
+     * one; none are left. Returns how many.
+     */
+    int writeUnwritten(WriteBatch batch, ColumnFamilyHandle handle, HeldTimers.BatchFull full)
+            throws RocksDBException {
         int count = unwritten.size();
         for (Map.Entry<byte[], Boolean> change : unwritten.entrySet()) {
             if (change.getValue()) {
@@ -148,6 +152,7 @@ final class HeldTimerBytes implements OrderedByteArraySetCache {
             } else {
                 batch.delete(handle, change.getKey());
             }
+            full.writeIfFull(batch);
         }
         unwritten.clear();
         return count;

@@ -53,6 +53,7 @@ public final class HeldTimers {
     private final Writes writes;
 
     private boolean holding = true;
+    private boolean disposed;
     private int held;
     private long writtenBack;
 
@@ -131,6 +132,10 @@ public final class HeldTimers {
 
     /** Releases the batch and the heap reservation without writing (the backend is disposed). */
     public void dispose() {
+        if (disposed) {
+            return;
+        }
+        disposed = true;
         writes.release();
         HeldTimerBudget.release(reserved);
         reserved = 0;
@@ -185,14 +190,16 @@ public final class HeldTimers {
         long written = 0;
         WriteBatch batch = new WriteBatch();
         try {
+            BatchFull full =
+                    b -> {
+                        if (b.count() >= WRITE_BACK_BATCH) {
+                            db.write(writeOptions, b);
+                            b.clear();
+                        }
+                    };
             for (HeldTimerBytes cache : caches) {
-                if (cache == null || !cache.hasUnwritten()) {
-                    continue;
-                }
-                written += cache.writeUnwritten(batch, handle);
-                if (batch.count() >= WRITE_BACK_BATCH) {
-                    db.write(writeOptions, batch);
-                    batch.clear();
+                if (cache != null && cache.hasUnwritten()) {
+                    written += cache.writeUnwritten(batch, handle, full);
                 }
             }
             if (batch.count() > 0) {
@@ -202,6 +209,12 @@ public final class HeldTimers {
             batch.close();
         }
         writtenBack += written;
+    }
+
+    /** Writes a write-back batch that reached its size, and clears it. */
+    @FunctionalInterface
+    interface BatchFull {
+        void writeIfFull(WriteBatch batch) throws RocksDBException;
     }
 
     /**
