@@ -3,27 +3,9 @@
  */
 package io.falconstate.flink.timers;
 
-import io.falconstate.flink.StateBackendCalls;
-
-import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.typeutils.base.LongSerializer;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
-import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
-import org.apache.flink.runtime.operators.testutils.MockEnvironment;
-import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.InternalPriorityQueue;
 import org.apache.flink.runtime.state.InternalPriorityQueueTestBase;
 import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
-import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
-import org.apache.flink.util.FileUtils;
-
-import java.io.File;
-import java.nio.file.Files;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 
 /**
  * Flink's own priority-queue test base on a {@link DeduplicatingTimerQueue} in front of Flink's
@@ -33,37 +15,14 @@ import java.util.List;
  */
 public class DeduplicatingTimerQueuePriorityQueueTest extends InternalPriorityQueueTestBase {
 
-    private final List<AbstractKeyedStateBackend<?>> backends = new ArrayList<>();
-    private final List<MockEnvironment> environments = new ArrayList<>();
-    private final List<File> directories = new ArrayList<>();
+    private final StockQueueBackends backends = new StockQueueBackends();
 
     @Override
     protected InternalPriorityQueue<TestElement> newPriorityQueue(int initialCapacity) {
         try {
-            File dir = Files.createTempDirectory("falcon-timer-queue").toFile();
-            directories.add(dir);
-            EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(false);
-            rocksDb.setDbStoragePath(dir.getAbsolutePath());
-            MockEnvironment env = MockEnvironment.builder().setManagedMemorySize(32L << 20).build();
-            environments.add(env);
-            AbstractKeyedStateBackend<Long> kb =
-                    StateBackendCalls.keyedBackend(
-                            rocksDb.configure(new Configuration(), getClass().getClassLoader()),
-                            env,
-                            new JobID(),
-                            "queue (1/1)#0",
-                            LongSerializer.INSTANCE,
-                            KEY_GROUP_RANGE.getEndKeyGroup() + 1,
-                            KEY_GROUP_RANGE,
-                            env.getTaskKvStateRegistry(),
-                            TtlTimeProvider.DEFAULT,
-                            new UnregisteredMetricsGroup(),
-                            Collections.emptyList(),
-                            new CloseableRegistry(),
-                            1.0);
-            backends.add(kb);
             KeyGroupedInternalPriorityQueue<TestElement> rocksDbQueue =
-                    kb.create("queue", TestElementSerializer.INSTANCE);
+                    backends.create(KEY_GROUP_RANGE)
+                            .create("queue", TestElementSerializer.INSTANCE);
             return new DeduplicatingTimerQueue<>(
                     rocksDbQueue, TestElementSerializer.INSTANCE.duplicate(), 4);
         } catch (Exception e) {
@@ -79,17 +38,6 @@ public class DeduplicatingTimerQueuePriorityQueueTest extends InternalPriorityQu
     @org.junit.After
     @org.junit.jupiter.api.AfterEach
     public void closeBackends() throws Exception {
-        for (AbstractKeyedStateBackend<?> kb : backends) {
-            kb.dispose();
-        }
-        backends.clear();
-        for (MockEnvironment env : environments) {
-            env.close();
-        }
-        environments.clear();
-        for (File dir : directories) {
-            FileUtils.deleteDirectory(dir);
-        }
-        directories.clear();
+        backends.closeAll();
     }
 }

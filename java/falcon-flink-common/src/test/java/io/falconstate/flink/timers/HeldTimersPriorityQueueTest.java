@@ -3,28 +3,13 @@
  */
 package io.falconstate.flink.timers;
 
-import io.falconstate.flink.StateBackendCalls;
-
-import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.typeutils.base.LongSerializer;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.contrib.streaming.state.FalconRocksDBAccess;
 import org.apache.flink.contrib.streaming.state.FalconTimerQueueAccess;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
-import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
-import org.apache.flink.runtime.operators.testutils.MockEnvironment;
-import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.InternalPriorityQueue;
 import org.apache.flink.runtime.state.InternalPriorityQueueTestBase;
-import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
-import org.apache.flink.util.FileUtils;
 
-import java.io.File;
-import java.nio.file.Files;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 
 /**
@@ -36,10 +21,8 @@ import java.util.List;
  */
 public class HeldTimersPriorityQueueTest extends InternalPriorityQueueTestBase {
 
-    private final List<AbstractKeyedStateBackend<?>> backends = new ArrayList<>();
+    private final StockQueueBackends backends = new StockQueueBackends();
     private final List<HeldTimers> queues = new ArrayList<>();
-    private final List<MockEnvironment> environments = new ArrayList<>();
-    private final List<File> directories = new ArrayList<>();
 
     /** The most elements held. */
     protected int capacity() {
@@ -49,29 +32,7 @@ public class HeldTimersPriorityQueueTest extends InternalPriorityQueueTestBase {
     @Override
     protected InternalPriorityQueue<TestElement> newPriorityQueue(int initialCapacity) {
         try {
-            File dir = Files.createTempDirectory("falcon-held-timers").toFile();
-            directories.add(dir);
-            EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(false);
-            rocksDb.setDbStoragePath(dir.getAbsolutePath());
-            MockEnvironment env = MockEnvironment.builder().setManagedMemorySize(32L << 20).build();
-            environments.add(env);
-            AbstractKeyedStateBackend<Long> kb =
-                    StateBackendCalls.keyedBackend(
-                            rocksDb.configure(new Configuration(), getClass().getClassLoader()),
-                            env,
-                            new JobID(),
-                            "queue (1/1)#0",
-                            LongSerializer.INSTANCE,
-                            KEY_GROUP_RANGE.getEndKeyGroup() + 1,
-                            KEY_GROUP_RANGE,
-                            env.getTaskKvStateRegistry(),
-                            TtlTimeProvider.DEFAULT,
-                            new UnregisteredMetricsGroup(),
-                            Collections.emptyList(),
-                            new CloseableRegistry(),
-                            1.0);
-            backends.add(kb);
-            RocksDBKeyedStateBackend<Long> stock = (RocksDBKeyedStateBackend<Long>) kb;
+            RocksDBKeyedStateBackend<Long> stock = backends.create(KEY_GROUP_RANGE);
             // Registers the column family, as Falcon's backend does before building its queue.
             stock.create("queue", TestElementSerializer.INSTANCE);
             HeldTimers held =
@@ -102,17 +63,6 @@ public class HeldTimersPriorityQueueTest extends InternalPriorityQueueTestBase {
             held.dispose();
         }
         queues.clear();
-        for (AbstractKeyedStateBackend<?> kb : backends) {
-            kb.dispose();
-        }
-        backends.clear();
-        for (MockEnvironment env : environments) {
-            env.close();
-        }
-        environments.clear();
-        for (File dir : directories) {
-            FileUtils.deleteDirectory(dir);
-        }
-        directories.clear();
+        backends.closeAll();
     }
 }
