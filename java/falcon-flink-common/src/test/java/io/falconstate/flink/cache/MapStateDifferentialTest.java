@@ -4,32 +4,19 @@
 package io.falconstate.flink.cache;
 
 import io.falconstate.flink.FalconKeyedStateBackend;
-import io.falconstate.flink.FalconStateBackend;
-import io.falconstate.flink.StateBackendCalls;
 import io.falconstate.flink.config.FalconOptions;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
-import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
-import org.apache.flink.contrib.streaming.state.TuningTestAccess;
-import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
-import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
-import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.internal.InternalMapState;
-import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
-import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
-import org.apache.flink.util.concurrent.FutureUtils;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,7 +35,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -64,7 +50,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class MapStateDifferentialTest {
 
-    private static final int MAX_PARALLELISM = 128;
     private static final String STATE = "diff-map";
     private static final MapStateDescriptor<Integer, String> DESCRIPTOR =
             new MapStateDescriptor<>(STATE, IntSerializer.INSTANCE, StringSerializer.INSTANCE);
@@ -94,8 +79,6 @@ class MapStateDifferentialTest {
     }
 
     private StateBackend falcon(boolean tiny, boolean smallCap, boolean switching) {
-        EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(false);
-        rocksDb.setDbStoragePath(tmp.resolve("falcon-" + UUID.randomUUID()).toString());
         Configuration config = new Configuration();
         if (tiny) {
             CachedBackends.tinyCache(config);
@@ -111,34 +94,7 @@ class MapStateDifferentialTest {
             config.set(FalconOptions.CACHE_SWITCH_WINDOW, 16);
             config.set(FalconOptions.CACHE_SWITCH_RETRY_OPERATIONS, 40L);
         }
-        return new FalconStateBackend(rocksDb).configure(config, getClass().getClassLoader());
-    }
-
-    private StateBackend stock() {
-        EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(false);
-        rocksDb.setDbStoragePath(tmp.resolve("stock-" + UUID.randomUUID()).toString());
-        return rocksDb.configure(new Configuration(), getClass().getClassLoader());
-    }
-
-    @SuppressWarnings("unchecked")
-    private AbstractKeyedStateBackend<Integer> keyed(
-            StateBackend backend, MockEnvironment env, Collection<KeyedStateHandle> restore)
-            throws Exception {
-        return (AbstractKeyedStateBackend<Integer>)
-                StateBackendCalls.keyedBackend(
-                        backend,
-                        env,
-                        new JobID(),
-                        "diff (1/1)#0",
-                        IntSerializer.INSTANCE,
-                        MAX_PARALLELISM,
-                        new KeyGroupRange(0, MAX_PARALLELISM - 1),
-                        env.getTaskKvStateRegistry(),
-                        TtlTimeProvider.DEFAULT,
-                        new UnregisteredMetricsGroup(),
-                        restore,
-                        new CloseableRegistry(),
-                        1.0);
+        return DifferentialBackends.falcon(tmp, config);
     }
 
     @SuppressWarnings("unchecked")
@@ -167,37 +123,24 @@ class MapStateDifferentialTest {
 
         void open(Collection<KeyedStateHandle> restore) throws Exception {
             kb =
-                    keyed(
-                            falcon ? falcon(tiny, smallCap, switching) : stock(),
+                    DifferentialBackends.keyed(
+                            falcon
+                                    ? falcon(tiny, smallCap, switching)
+                                    : DifferentialBackends.stock(tmp),
                             falcon ? falconEnv : stockEnv,
-                            new ArrayList<>(restore));
+                            restore);
             map = state(kb);
             if (falcon) {
                 assertThat(map).isInstanceOf(CachedMapState.class);
             }
         }
 
-        RocksDBKeyedStateBackend<?> rocksDb() {
-            return kb instanceof FalconKeyedStateBackend
-                    ? ((FalconKeyedStateBackend<?>) kb).getRocksDBKeyedStateBackend()
-                    : (RocksDBKeyedStateBackend<?>) kb;
-        }
-
         List<String> rocksDbContents() throws Exception {
-            if (kb instanceof FalconKeyedStateBackend) {
-                ((FalconKeyedStateBackend<?>) kb).flushAll();
-            }
-            return TuningTestAccess.dump(rocksDb(), STATE);
+            return DifferentialBackends.rocksDbContents(kb, STATE);
         }
 
         KeyedStateHandle snapshot(long id) throws Exception {
-            return FutureUtils.runIfNotDoneAndGet(
-                            kb.snapshot(
-                                    id,
-                                    id,
-                                    new MemCheckpointStreamFactory(64 << 20),
-                                    CheckpointOptions.forCheckpointWithDefaultLocation()))
-                    .getJobManagerOwnedSnapshot();
+            return DifferentialBackends.snapshot(kb, id);
         }
     }
 
