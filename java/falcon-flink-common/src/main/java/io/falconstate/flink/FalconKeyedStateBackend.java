@@ -111,7 +111,7 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         this.nativeCheckpoints = nativeCheckpoints;
         this.timers = new TimerQueues(rocksDb, timerDedupCapacity, timerHeldCapacity);
         if (cache != null) {
-            cache.setMemtableFlushAhead(this::startMemtableFlushesAhead);
+            cache.setAheadOfBarrier(this::aheadOfBarrier);
         }
     }
 
@@ -374,10 +374,21 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
      * states' memtables and of every hash memtable without waiting, so that RocksDB sorts and
      * writes them in the background instead of inside the barrier's {@code createCheckpoint}.
      */
-    private void startMemtableFlushesAhead() {
+    /**
+     * Once the cache has written back ahead of a barrier: flushes of the memtables the barrier
+     * would otherwise wait for, started without waiting, so that the synchronous phase finds little
+     * left (decision 0025). When a barrier is expected, the held timers' changes first, and their
+     * memtables too (decision 0030); a provisional round is a guess, and writing them at each would
+     * spend the puts and deletes that holding them saves.
+     */
+    private void aheadOfBarrier(boolean barrierExpected) {
         Set<String> states = new LinkedHashSet<>(cache.cachedStateNames());
         if (tuner != null) {
             states.addAll(tuner.hashColumnFamilies());
+        }
+        if (barrierExpected) {
+            timers.writeBack();
+            states.addAll(timers.heldStateNames());
         }
         try {
             for (String state : states) {

@@ -99,11 +99,10 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     private int writesUntilPace = BarrierPacer.TICK_WRITES;
 
     /**
-     * Starts the memtable flushes that should happen ahead of a barrier (the cached states' and the
-     * hash-memtable column families), without waiting; set by the keyed backend. Nothing by
-     * default.
+     * What runs after the pacer's last write-back ahead of a barrier (the held timers' write-back,
+     * memtable flushes started without waiting); set by the keyed backend. Nothing by default.
      */
-    private Runnable memtableFlushAhead = () -> {};
+    private AheadOfBarrier aheadOfBarrier = barrierExpected -> {};
 
     /**
      * Takes ownership of {@code cache} and {@code budget} (both closed by {@link #release()}, the
@@ -338,7 +337,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
             long start = System.nanoTime();
             afterFlush(cache.flush(-1));
             measureWriteBack(writer.bytesWritten() - before, System.nanoTime() - start);
-            memtableFlushAhead.run();
+            aheadOfBarrier.run(!pacer.provisional());
         }
         metrics.recordPreBarrier(writer.bytesWritten() - before);
     }
@@ -351,12 +350,23 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         }
     }
 
+    /** What the keyed backend does once the cache has written back ahead of a barrier. */
+    @FunctionalInterface
+    public interface AheadOfBarrier {
+        /**
+         * @param barrierExpected true when a barrier is expected soon; false at the end of a
+         *     provisional round (before the first barrier, or after one came late)
+         */
+        void run(boolean barrierExpected);
+    }
+
     /**
-     * What the pacer starts after its last slice before a barrier: a flush of the memtables whose
-     * flush the barrier would otherwise wait for (called on the task thread; must not wait).
+     * What the pacer runs after its last slice before a barrier: the backend's other write-backs
+     * and flushes of the memtables whose flush the barrier would otherwise wait for (called on the
+     * task thread between two state operations; must not wait for RocksDB's flushes).
      */
-    public void setMemtableFlushAhead(Runnable flushAhead) {
-        this.memtableFlushAhead = flushAhead;
+    public void setAheadOfBarrier(AheadOfBarrier aheadOfBarrier) {
+        this.aheadOfBarrier = aheadOfBarrier;
     }
 
     /**

@@ -99,6 +99,11 @@ public final class HeldTimers {
         return writes;
     }
 
+    /** The queue's state name (its column family). */
+    public String stateName() {
+        return stateName;
+    }
+
     /** Whether the caches hold every timer (false once the queue stepped aside). */
     public boolean holding() {
         return holding;

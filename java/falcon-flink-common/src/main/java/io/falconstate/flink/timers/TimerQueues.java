@@ -16,6 +16,7 @@ import org.apache.flink.streaming.api.operators.TimerSerializer;
 
 import org.rocksdb.ColumnFamilyHandle;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -115,6 +116,15 @@ public final class TimerQueues {
         for (HeldTimers timers : held) {
             timers.writeBack();
         }
+    }
+
+    /** The state names (column families) of the queues whose timers are held. */
+    public List<String> heldStateNames() {
+        List<String> names = new ArrayList<>();
+        for (HeldTimers timers : held) {
+            names.add(timers.stateName());
+        }
+        return names;
     }
 
     /** Releases the queues' write batches; call before the RocksDB backend is disposed. */

@@ -50,6 +50,8 @@ class BarrierPacerTest {
         // the even share.
         assertThat(window.get(0)).isEqualTo((int) (2 * 10_000 / (1 * 801 / 8.0) + 1));
         assertThat(window.subList(finish + 1, window.size())).containsOnly(0);
+        // A barrier is expected: the backend writes its held timers back with the FINISH.
+        assertThat(pacer.provisional()).isFalse();
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.FalconStateBackend;
 import io.falconstate.flink.StateBackendCalls;
 import io.falconstate.flink.nativeaccess.CacheStats;
+import io.falconstate.flink.timers.TimerQueues;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.ValueState;
@@ -26,6 +27,7 @@ import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.AbstractManagedMemoryStateBackend;
 import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
 import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SavepointResources;
 import org.apache.flink.runtime.state.SavepointSnapshotStrategy;
@@ -37,6 +39,9 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
+import org.apache.flink.streaming.api.operators.TimerSerializer;
+import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.concurrent.FutureUtils;
 
 import org.junit.jupiter.api.AfterEach;
@@ -50,6 +55,8 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.RunnableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -132,9 +139,10 @@ class CachePortabilityTest {
 
     /**
      * Write-back ahead of the barrier: with barriers every 1.2 s and writes all along, the cache
-     * writes back in slices and starts memtable flushes before each barrier, while the reads keep
-     * seeing the latest values; the last snapshot (written back ahead, then completed at the
-     * barrier) restores on stock RocksDB with exactly the expected contents.
+     * writes back in slices and starts memtable flushes before each barrier, and the held timers
+     * are written back with it, while the reads keep seeing the latest values; the last snapshot
+     * (written back ahead, then completed at the barrier) restores on stock RocksDB with exactly
+     * the expected values and timers.
      */
     @ParameterizedTest
     @EnumSource(
@@ -144,16 +152,23 @@ class CachePortabilityTest {
         Map<Integer, String> expected = new HashMap<>();
         AbstractKeyedStateBackend<Integer> falcon = create(falcon(kind), Collections.emptyList());
         KeyedStateHandle handle;
+        Set<String> expectedTimers = new TreeSet<>();
         long preBarrier = 0;
+        long timersAhead = 0;
         try {
             HotStateCacheManager<Integer> cache =
                     ((FalconKeyedStateBackend<Integer>) falcon).getHotStateCache();
+            TimerQueues timerQueues = ((FalconKeyedStateBackend<Integer>) falcon).timerQueues();
             ValueState<String> state = state(falcon);
+            KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Integer, Integer>> timers =
+                    timers(falcon);
             long intervalNanos = 1_200_000_000L;
             int chunks = 24;
             for (int interval = 0; interval < 4; interval++) {
                 long barrier = System.nanoTime();
+                timersAhead -= timerQueues.writtenBack();
                 snapshot(falcon, kind);
+                timersAhead += timerQueues.writtenBack();
                 preBarrier += cache.lastPreBarrierBytes();
                 for (int chunk = 0; chunk < chunks; chunk++) {
                     sleepUntil(barrier + intervalNanos * chunk / chunks);
@@ -166,23 +181,52 @@ class CachePortabilityTest {
                     }
                     falcon.setCurrentKey(chunk * 13);
                     assertThat(state.value()).isEqualTo(expected.get(chunk * 13));
+                    // A window's timers: one per key and round, the round before's deleted.
+                    long timestamp = interval * chunks + chunk;
+                    for (int key = chunk; key < KEYS; key += 5) {
+                        timers.add(new TimerHeapInternalTimer<>(timestamp, key, 0));
+                        expectedTimers.add(timestamp + "/" + key);
+                        if (timers.remove(new TimerHeapInternalTimer<>(timestamp - 1, key, 0))) {
+                            expectedTimers.remove((timestamp - 1) + "/" + key);
+                        }
+                    }
                 }
                 sleepUntil(barrier + intervalNanos);
             }
+            // Written at the barriers (between the write-backs before them and their snapshots) is
+            // taken out above: what is left was written ahead of them.
+            timersAhead = timerQueues.writtenBack() - timersAhead;
             handle = snapshot(falcon, kind);
             preBarrier += cache.lastPreBarrierBytes();
         } finally {
             falcon.dispose();
         }
         assertThat(preBarrier).as("bytes written back ahead of the barriers").isPositive();
+        assertThat(timersAhead).as("timer changes written ahead of the barriers").isPositive();
 
         AbstractKeyedStateBackend<Integer> stock =
                 create(stock(kind), Collections.singletonList(handle));
         try {
             assertThat(read(stock, state(stock))).isEqualTo(expected);
+            Set<String> restoredTimers = new TreeSet<>();
+            try (CloseableIterator<TimerHeapInternalTimer<Integer, Integer>> it =
+                    timers(stock).iterator()) {
+                while (it.hasNext()) {
+                    TimerHeapInternalTimer<Integer, Integer> t = it.next();
+                    restoredTimers.add(t.getTimestamp() + "/" + t.getKey());
+                }
+            }
+            assertThat(restoredTimers).isEqualTo(expectedTimers);
         } finally {
             stock.dispose();
         }
+    }
+
+    private static KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Integer, Integer>> timers(
+            AbstractKeyedStateBackend<Integer> backend) {
+        return backend.create(
+                "_timer_state/event_portable",
+                new TimerSerializer<>(IntSerializer.INSTANCE, IntSerializer.INSTANCE));
     }
 
     private static void sleepUntil(long nanoTime) throws InterruptedException {

@@ -61,8 +61,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * bytes in the timers' column family. The key is one mutable object the caller overwrites for every
  * timer, as window TVF aggregations do. Run with the known set's default capacity and with a
  * capacity of a few timers (the set starts over all the time), with the timers held on the heap
- * (written back at snapshots and before reads of the column family), held up to a few dozen (the
- * queue steps aside mid-run) and not held.
+ * (written back at snapshots, before reads of the column family, and ahead of expected barriers,
+ * mid-firing too), held up to a few dozen (the queue steps aside mid-run) and not held.
  */
 class TimerQueueDifferentialTest {
 
@@ -178,6 +178,13 @@ class TimerQueueDifferentialTest {
             return all;
         }
 
+        /** What the cache's pacer has the backend do ahead of an expected barrier. */
+        void writeBackAheadOfBarrier() {
+            if (kb instanceof FalconKeyedStateBackend) {
+                ((FalconKeyedStateBackend<?>) kb).timerQueues().writeBack();
+            }
+        }
+
         KeyedStateHandle snapshot(long id) throws Exception {
             return FutureUtils.runIfNotDoneAndGet(
                             kb.snapshot(
@@ -241,6 +248,9 @@ class TimerQueueDifferentialTest {
                     assertThat(String.valueOf(falcon.queue.poll()))
                             .as(what)
                             .isEqualTo(String.valueOf(stock.queue.poll()));
+                    if (rng.nextInt(16) == 0) {
+                        falcon.writeBackAheadOfBarrier(); // mid-firing, as the pacer may
+                    }
                 }
             } else if (op < 90) {
                 assertThat(falcon.queue.isEmpty()).as(what).isEqualTo(stock.queue.isEmpty());
@@ -249,6 +259,8 @@ class TimerQueueDifferentialTest {
                 assertThat(falcon.iterated()).as(what).isEqualTo(stock.iterated());
             } else if (op < 94) {
                 assertThat(falcon.rocksDbContents()).as(what).isEqualTo(stock.rocksDbContents());
+            } else if (op >= 95) {
+                falcon.writeBackAheadOfBarrier();
             } else if (op == 94) {
                 KeyedStateHandle stockHandle = stock.snapshot(step);
                 KeyedStateHandle falconHandle = falcon.snapshot(step);
