@@ -5,28 +5,21 @@ package io.falconstate.flink.cache;
 
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.config.FalconOptions;
-import io.falconstate.flink.nativeaccess.NativeLibrary;
 
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.internal.InternalMapState;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -48,35 +41,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * cap (partial bodies that stay), and with a roomy cache; also with a self-switching threshold that
  * sends the state to RocksDB and back every few dozen operations.
  */
-class MapStateDifferentialTest {
+class MapStateDifferentialTest extends DifferentialTestBase {
 
     private static final String STATE = "diff-map";
     private static final MapStateDescriptor<Integer, String> DESCRIPTOR =
             new MapStateDescriptor<>(STATE, IntSerializer.INSTANCE, StringSerializer.INSTANCE);
-
-    @TempDir Path tmp;
-
-    /** One per side: both reserve all of their slot's managed memory. */
-    private MockEnvironment stockEnv;
-
-    private MockEnvironment falconEnv;
-
-    @BeforeAll
-    static void nativeLibrary() {
-        assertThat(NativeLibrary.load().isLoaded()).as(NativeLibrary.load().toString()).isTrue();
-    }
-
-    @BeforeEach
-    void setUp() {
-        stockEnv = MockEnvironment.builder().setManagedMemorySize(64L << 20).build();
-        falconEnv = MockEnvironment.builder().setManagedMemorySize(64L << 20).build();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        stockEnv.close();
-        falconEnv.close();
-    }
 
     private StateBackend falcon(boolean tiny, boolean smallCap, boolean switching) {
         Configuration config = new Configuration();

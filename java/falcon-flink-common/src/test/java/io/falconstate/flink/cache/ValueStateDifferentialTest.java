@@ -5,25 +5,18 @@ package io.falconstate.flink.cache;
 
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.config.FalconOptions;
-import io.falconstate.flink.nativeaccess.NativeLibrary;
 
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -42,35 +35,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and a self-switching threshold that sends the state to RocksDB and back every few dozen
  * operations.
  */
-class ValueStateDifferentialTest {
+class ValueStateDifferentialTest extends DifferentialTestBase {
 
     private static final String STATE = "diff-value";
     private static final ValueStateDescriptor<String> DESCRIPTOR =
             new ValueStateDescriptor<>(STATE, StringSerializer.INSTANCE);
-
-    @TempDir Path tmp;
-
-    /** One per side: both reserve all of their slot's managed memory. */
-    private MockEnvironment stockEnv;
-
-    private MockEnvironment falconEnv;
-
-    @BeforeAll
-    static void nativeLibrary() {
-        assertThat(NativeLibrary.load().isLoaded()).as(NativeLibrary.load().toString()).isTrue();
-    }
-
-    @BeforeEach
-    void setUp() {
-        stockEnv = MockEnvironment.builder().setManagedMemorySize(64L << 20).build();
-        falconEnv = MockEnvironment.builder().setManagedMemorySize(64L << 20).build();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        stockEnv.close();
-        falconEnv.close();
-    }
 
     /** One side of the comparison: a keyed backend and its value state. */
     private final class Side {
