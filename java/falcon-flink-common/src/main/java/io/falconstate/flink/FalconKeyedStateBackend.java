@@ -372,14 +372,10 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     /**
      * Ahead of a barrier (the cache's pacer, after its last slice): starts the flush of the cached
      * states' memtables and of every hash memtable without waiting, so that RocksDB sorts and
-     * writes them in the background instead of inside the barrier's {@code createCheckpoint}.
-     */
-    /**
-     * Once the cache has written back ahead of a barrier: flushes of the memtables the barrier
-     * would otherwise wait for, started without waiting, so that the synchronous phase finds little
-     * left (decision 0025). When a barrier is expected, the held timers' changes first, and their
-     * memtables too (decision 0030); a provisional round is a guess, and writing them at each would
-     * spend the puts and deletes that holding them saves.
+     * writes them in the background instead of inside the barrier's {@code createCheckpoint}
+     * (decision 0025). When a barrier is expected, first writes the held timers' changes and
+     * flushes their memtables too (decision 0030); a provisional round is a guess, and writing them
+     * at each would spend the puts and deletes that holding them saves.
      */
     private void aheadOfBarrier(boolean barrierExpected) {
         Set<String> states = new LinkedHashSet<>(cache.cachedStateNames());
