@@ -3,6 +3,8 @@
  */
 package io.falconstate.flink.cache;
 
+import io.falconstate.flink.DifferentialBackends;
+import io.falconstate.flink.DifferentialTestBase;
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.config.FalconOptions;
 
@@ -97,6 +99,7 @@ class MapStateDifferentialTest extends DifferentialTestBase {
                                     ? falcon(tiny, smallCap, switching)
                                     : DifferentialBackends.stock(tmp),
                             falcon ? falconEnv : stockEnv,
+                            IntSerializer.INSTANCE,
                             restore);
             map = state(kb);
             if (falcon) {

@@ -3,6 +3,8 @@
  */
 package io.falconstate.flink.cache;
 
+import io.falconstate.flink.DifferentialBackends;
+import io.falconstate.flink.DifferentialTestBase;
 import io.falconstate.flink.FalconKeyedStateBackend;
 import io.falconstate.flink.config.FalconOptions;
 
@@ -62,6 +64,7 @@ class ValueStateDifferentialTest extends DifferentialTestBase {
                     DifferentialBackends.keyed(
                             falcon ? falconBackend() : DifferentialBackends.stock(tmp),
                             falcon ? falconEnv : stockEnv,
+                            IntSerializer.INSTANCE,
                             restore);
             value =
                     (InternalValueState<Integer, Integer, String>)

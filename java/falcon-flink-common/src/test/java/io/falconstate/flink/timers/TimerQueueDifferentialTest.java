@@ -3,54 +3,39 @@
  */
 package io.falconstate.flink.timers;
 
+import io.falconstate.flink.DifferentialBackends;
+import io.falconstate.flink.DifferentialTestBase;
 import io.falconstate.flink.FalconKeyedStateBackend;
-import io.falconstate.flink.FalconStateBackend;
-import io.falconstate.flink.StateBackendCalls;
 import io.falconstate.flink.config.FalconOptions;
 import io.falconstate.flink.log.FalconLog;
-import io.falconstate.flink.nativeaccess.NativeLibrary;
 
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.IntValueSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
-import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
 import org.apache.flink.contrib.streaming.state.RocksDBOptions;
 import org.apache.flink.contrib.streaming.state.TuningTestAccess;
-import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
-import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
-import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.heap.KeyGroupPartitionedPriorityQueue;
-import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
-import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
 import org.apache.flink.streaming.api.operators.TimerSerializer;
 import org.apache.flink.types.IntValue;
 import org.apache.flink.util.CloseableIterator;
-import org.apache.flink.util.concurrent.FutureUtils;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
-import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -64,66 +49,30 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (written back at snapshots, before reads of the column family, and ahead of expected barriers,
  * mid-firing too), held up to a few dozen (the queue steps aside mid-run) and not held.
  */
-class TimerQueueDifferentialTest {
+class TimerQueueDifferentialTest extends DifferentialTestBase {
 
-    private static final int MAX_PARALLELISM = 128;
     private static final String QUEUE = "_timer_state/event_diff";
     private static final TimerSerializer<IntValue, Integer> TIMERS =
             new TimerSerializer<>(IntValueSerializer.INSTANCE, IntSerializer.INSTANCE);
 
-    @TempDir Path tmp;
-
-    private MockEnvironment stockEnv;
-    private MockEnvironment falconEnv;
     private final List<AbstractKeyedStateBackend<?>> opened = new ArrayList<>();
 
-    @BeforeAll
-    static void nativeLibrary() {
-        assertThat(NativeLibrary.load().isLoaded()).as(NativeLibrary.load().toString()).isTrue();
-    }
-
-    @BeforeEach
-    void setUp() {
-        stockEnv = MockEnvironment.builder().setManagedMemorySize(64L << 20).build();
-        falconEnv = MockEnvironment.builder().setManagedMemorySize(64L << 20).build();
-    }
-
     @AfterEach
-    void tearDown() throws Exception {
+    void disposeBackends() {
         for (AbstractKeyedStateBackend<?> kb : opened) {
             kb.dispose();
         }
-        stockEnv.close();
-        falconEnv.close();
     }
 
     private StateBackend backend(boolean falcon, Configuration config) {
-        EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(false);
-        rocksDb.setDbStoragePath(tmp.resolve(UUID.randomUUID().toString()).toString());
-        return falcon
-                ? new FalconStateBackend(rocksDb).configure(config, getClass().getClassLoader())
-                : rocksDb.configure(config, getClass().getClassLoader());
+        return falcon ? DifferentialBackends.falcon(tmp, config) : DifferentialBackends.stock(tmp);
     }
 
-    @SuppressWarnings("unchecked")
     private AbstractKeyedStateBackend<IntValue> keyed(
             StateBackend backend, MockEnvironment env, Collection<KeyedStateHandle> restore)
             throws Exception {
         AbstractKeyedStateBackend<IntValue> kb =
-                StateBackendCalls.keyedBackend(
-                        backend,
-                        env,
-                        new JobID(),
-                        "timers (1/1)#0",
-                        IntValueSerializer.INSTANCE,
-                        MAX_PARALLELISM,
-                        new KeyGroupRange(0, MAX_PARALLELISM - 1),
-                        env.getTaskKvStateRegistry(),
-                        TtlTimeProvider.DEFAULT,
-                        new UnregisteredMetricsGroup(),
-                        new ArrayList<>(restore),
-                        new CloseableRegistry(),
-                        1.0);
+                DifferentialBackends.keyed(backend, env, IntValueSerializer.INSTANCE, restore);
         opened.add(kb);
         return kb;
     }
@@ -155,16 +104,10 @@ class TimerQueueDifferentialTest {
             return new TimerHeapInternalTimer<>(timestamp, reusedKey, namespace);
         }
 
-        RocksDBKeyedStateBackend<?> rocksDb() {
-            return kb instanceof FalconKeyedStateBackend
-                    ? ((FalconKeyedStateBackend<?>) kb).getRocksDBKeyedStateBackend()
-                    : (RocksDBKeyedStateBackend<?>) kb;
-        }
-
         /** The column family's bytes, after flushing Flink's write batch (iterating does). */
         List<String> rocksDbContents() throws Exception {
             iterated();
-            return TuningTestAccess.dump(rocksDb(), QUEUE);
+            return TuningTestAccess.dump(DifferentialBackends.rocksDb(kb), QUEUE);
         }
 
         List<String> iterated() throws Exception {
@@ -186,13 +129,7 @@ class TimerQueueDifferentialTest {
         }
 
         KeyedStateHandle snapshot(long id) throws Exception {
-            return FutureUtils.runIfNotDoneAndGet(
-                            kb.snapshot(
-                                    id,
-                                    id,
-                                    new MemCheckpointStreamFactory(64 << 20),
-                                    CheckpointOptions.forCheckpointWithDefaultLocation()))
-                    .getJobManagerOwnedSnapshot();
+            return DifferentialBackends.snapshot(kb, id);
         }
     }
 
@@ -315,11 +252,12 @@ class TimerQueueDifferentialTest {
         for (int i = 0; i < 90; i++) {
             assertThat(falcon.queue.poll().getTimestamp()).isEqualTo(1_000L + i);
         }
-        assertThat(TuningTestAccess.dump(falcon.rocksDb(), QUEUE)).isEmpty();
+        assertThat(TuningTestAccess.dump(DifferentialBackends.rocksDb(falcon.kb), QUEUE)).isEmpty();
         assertThat(timers.writtenBack()).isZero();
 
         falcon.snapshot(1);
-        assertThat(TuningTestAccess.dump(falcon.rocksDb(), QUEUE)).hasSize(10);
+        assertThat(TuningTestAccess.dump(DifferentialBackends.rocksDb(falcon.kb), QUEUE))
+                .hasSize(10);
         assertThat(timers.writtenBack()).isEqualTo(10);
 
         // Two of the ten fire, one new timer comes and goes: two deletes at the next snapshot.
@@ -328,7 +266,8 @@ class TimerQueueDifferentialTest {
         falcon.queue.add(falcon.timer(5_000L, 7, 1));
         assertThat(falcon.queue.remove(falcon.timer(5_000L, 7, 1))).isFalse();
         falcon.snapshot(2);
-        assertThat(TuningTestAccess.dump(falcon.rocksDb(), QUEUE)).hasSize(8);
+        assertThat(TuningTestAccess.dump(DifferentialBackends.rocksDb(falcon.kb), QUEUE))
+                .hasSize(8);
         assertThat(timers.writtenBack()).isEqualTo(12);
         assertThat(timers.heldTimers()).isEqualTo(8);
     }
@@ -344,7 +283,7 @@ class TimerQueueDifferentialTest {
             falcon.queue.add(falcon.timer(1_000L + i, i, 0));
         }
         assertThat(timers.heldTimers()).isEqualTo(50);
-        assertThat(TuningTestAccess.dump(falcon.rocksDb(), QUEUE)).isEmpty();
+        assertThat(TuningTestAccess.dump(DifferentialBackends.rocksDb(falcon.kb), QUEUE)).isEmpty();
         falcon.queue.add(falcon.timer(2_000L, 1, 0));
         assertThat(timers.heldTimers()).isZero();
         // Written through from now on: nothing waits for the snapshot.

@@ -1,14 +1,10 @@
 /*
  * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
  */
-package io.falconstate.flink.cache;
-
-import io.falconstate.flink.FalconKeyedStateBackend;
-import io.falconstate.flink.FalconStateBackend;
-import io.falconstate.flink.StateBackendCalls;
+package io.falconstate.flink;
 
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
@@ -32,18 +28,18 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * The two sides of a differential test of a cached state: Falcon over RocksDB and Flink's stock
- * RocksDB backend, each an integer-keyed backend of one subtask over all key groups, with snapshots
- * and the raw contents of a state's column family.
+ * The two sides of a differential test against stock: Falcon over RocksDB and Flink's stock RocksDB
+ * backend, each a keyed backend of one subtask over all key groups, with snapshots and the raw
+ * contents of a state's column family.
  */
-final class DifferentialBackends {
+public final class DifferentialBackends {
 
-    static final int MAX_PARALLELISM = 128;
+    public static final int MAX_PARALLELISM = 128;
 
     private DifferentialBackends() {}
 
     /** Falcon configured with {@code config}, its RocksDB files under {@code tmp}. */
-    static StateBackend falcon(Path tmp, Configuration config) {
+    public static StateBackend falcon(Path tmp, Configuration config) {
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(false);
         rocksDb.setDbStoragePath(tmp.resolve("falcon-" + UUID.randomUUID()).toString());
         return new FalconStateBackend(rocksDb)
@@ -51,41 +47,43 @@ final class DifferentialBackends {
     }
 
     /** Flink's RocksDB backend with its defaults, its files under {@code tmp}. */
-    static StateBackend stock(Path tmp) {
+    public static StateBackend stock(Path tmp) {
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(false);
         rocksDb.setDbStoragePath(tmp.resolve("stock-" + UUID.randomUUID()).toString());
         return rocksDb.configure(new Configuration(), DifferentialBackends.class.getClassLoader());
     }
 
-    @SuppressWarnings("unchecked")
-    static AbstractKeyedStateBackend<Integer> keyed(
-            StateBackend backend, MockEnvironment env, Collection<KeyedStateHandle> restore)
+    /** A backend of one subtask over all key groups, restored from {@code restore}. */
+    public static <K> AbstractKeyedStateBackend<K> keyed(
+            StateBackend backend,
+            MockEnvironment env,
+            TypeSerializer<K> keySerializer,
+            Collection<KeyedStateHandle> restore)
             throws Exception {
-        return (AbstractKeyedStateBackend<Integer>)
-                StateBackendCalls.keyedBackend(
-                        backend,
-                        env,
-                        new JobID(),
-                        "diff (1/1)#0",
-                        IntSerializer.INSTANCE,
-                        MAX_PARALLELISM,
-                        new KeyGroupRange(0, MAX_PARALLELISM - 1),
-                        env.getTaskKvStateRegistry(),
-                        TtlTimeProvider.DEFAULT,
-                        new UnregisteredMetricsGroup(),
-                        new ArrayList<>(restore),
-                        new CloseableRegistry(),
-                        1.0);
+        return StateBackendCalls.keyedBackend(
+                backend,
+                env,
+                new JobID(),
+                "diff (1/1)#0",
+                keySerializer,
+                MAX_PARALLELISM,
+                new KeyGroupRange(0, MAX_PARALLELISM - 1),
+                env.getTaskKvStateRegistry(),
+                TtlTimeProvider.DEFAULT,
+                new UnregisteredMetricsGroup(),
+                new ArrayList<>(restore),
+                new CloseableRegistry(),
+                1.0);
     }
 
-    static RocksDBKeyedStateBackend<?> rocksDb(AbstractKeyedStateBackend<?> kb) {
+    public static RocksDBKeyedStateBackend<?> rocksDb(AbstractKeyedStateBackend<?> kb) {
         return kb instanceof FalconKeyedStateBackend
                 ? ((FalconKeyedStateBackend<?>) kb).getRocksDBKeyedStateBackend()
                 : (RocksDBKeyedStateBackend<?>) kb;
     }
 
     /** Every record of {@code stateName}'s column family, after Falcon wrote its cache back. */
-    static List<String> rocksDbContents(AbstractKeyedStateBackend<?> kb, String stateName)
+    public static List<String> rocksDbContents(AbstractKeyedStateBackend<?> kb, String stateName)
             throws Exception {
         if (kb instanceof FalconKeyedStateBackend) {
             ((FalconKeyedStateBackend<?>) kb).flushAll();
@@ -94,7 +92,8 @@ final class DifferentialBackends {
     }
 
     /** A full snapshot, as a checkpoint takes it. */
-    static KeyedStateHandle snapshot(AbstractKeyedStateBackend<?> kb, long id) throws Exception {
+    public static KeyedStateHandle snapshot(AbstractKeyedStateBackend<?> kb, long id)
+            throws Exception {
         return FutureUtils.runIfNotDoneAndGet(
                         kb.snapshot(
                                 id,

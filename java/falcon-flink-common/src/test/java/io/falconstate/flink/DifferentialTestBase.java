@@ -1,7 +1,7 @@
 /*
  * Copyright 2026 The Falcon Authors. Licensed under the Apache License 2.0.
  */
-package io.falconstate.flink.cache;
+package io.falconstate.flink;
 
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
@@ -17,16 +17,16 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What a differential test of a cached state against stock needs around its two sides ({@link
- * DifferentialBackends}): the native library, a directory for both RocksDB instances, and one task
- * environment per side (both reserve all of their slot's managed memory).
+ * What a differential test against stock needs around its two sides ({@link DifferentialBackends}):
+ * the native library, a directory for both RocksDB instances, and one task environment per side
+ * (both reserve all of their slot's managed memory).
  */
-abstract class DifferentialTestBase {
+public abstract class DifferentialTestBase {
 
-    @TempDir Path tmp;
+    @TempDir protected Path tmp;
 
-    MockEnvironment stockEnv;
-    MockEnvironment falconEnv;
+    protected MockEnvironment stockEnv;
+    protected MockEnvironment falconEnv;
 
     @BeforeAll
     static void nativeLibrary() {
