@@ -161,6 +161,27 @@ jint Put(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length,
   });
 }
 
+// A ListState's append: key in io[0, key_length), the element right after
+// it; `delimiter` joins it to the cached list.
+jint Append(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length,
+            jint value_length, jbyte delimiter) {
+  return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
+    NativeCache* nc = Checked(env, handle);
+    if (nc == nullptr || !CheckStateId(env, state_id) ||
+        !CheckIo(env, nc, key_length, value_length)) {
+      return kErrorReturn;
+    }
+    Result<WriteOutcome> r = nc->cache->Append(
+        static_cast<uint32_t>(state_id), IoKey(nc, key_length),
+        IoValue(nc, key_length, value_length), static_cast<char>(delimiter));
+    if (!r.ok()) {
+      ThrowStatus(env, r.status());
+      return kErrorReturn;
+    }
+    return WriteCode(env, nc, *r);
+  });
+}
+
 // As Put; value_length < 0 caches "known absent".
 jint Fill(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length,
           jint value_length) {
@@ -433,6 +454,7 @@ bool RegisterHotStateCache(JNIEnv* env) {
       FALCON_NATIVE("nativeGet", "(JII)I", Get),
       FALCON_NATIVE("nativePut", "(JIII)I", Put),
       FALCON_NATIVE("nativeFill", "(JIII)I", Fill),
+      FALCON_NATIVE("nativeAppend", "(JIIIB)I", Append),
       FALCON_NATIVE("nativeRemove", "(JII)I", Remove),
       FALCON_NATIVE("nativeRemoveNotInDb", "(JII)I", RemoveNotInDb),
       FALCON_NATIVE("nativeFlush", "(JI)I", Flush),

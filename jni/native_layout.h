@@ -26,8 +26,9 @@ namespace falcon::jni::layout {
 
 // 2: MapState, 3: allocated bytes, 4: a record's prefix length, 5: no
 // adaptive bypass statistics, 6: slices of write-back, 7: a settable
-// dirty-byte cap and partial bodies of maps over the cap
-constexpr jint kLayoutVersion = 7;
+// dirty-byte cap and partial bodies of maps over the cap, 8: ListState
+// appends
+constexpr jint kLayoutVersion = 8;
 
 // A write-back record, as NativeHotStateCache.drain() hands them to Java
 // (native byte order): int32 state id | int32 key length | int32 value length

@@ -56,6 +56,13 @@ Result<WriteOutcome> HotStateCache::FillAbsent(uint32_t state_id,
   return core_->FillAbsent(state_id, key);
 }
 
+Result<WriteOutcome> HotStateCache::Append(uint32_t state_id,
+                                           std::string_view key,
+                                           std::string_view element,
+                                           char delimiter) {
+  return core_->Append(state_id, key, element, delimiter);
+}
+
 Status HotStateCache::Flush(uint32_t state_id) {
   return core_->Flush(state_id);
 }

@@ -179,6 +179,76 @@ Result<WriteOutcome> CacheCore::Write(uint32_t state_id, std::string_view key,
   return WriteOutcome::kCached;
 }
 
+// A list's element appended to its cached value (a ListState's RocksDB
+// value: elements joined by the delimiter). Only a cached list is appended
+// to: a miss changes nothing, and a list grown past what the cache may hold
+// leaves it (written back first when dirty), so the caller merges into
+// RocksDB itself in both cases.
+Result<WriteOutcome> CacheCore::Append(uint32_t state_id, std::string_view key,
+                                       std::string_view element,
+                                       char delimiter) {
+  if (state_id >= CacheLimits::kMaxStates) {
+    return Status::InvalidArgument("state id >= CacheLimits::kMaxStates");
+  }
+  StateSlot& s = accounting_.Slot(state_id);
+  s.stats.puts += 1;
+  RefreshQuota();
+  missed_valid_ = false;
+  if (key.size() > CacheLimits::kMaxKeyBytes) {
+    s.stats.not_cached += 1;
+    return WriteOutcome::kNotCached;
+  }
+  uint64_t hash = 0;
+  size_t pos = EntryIndex::kNoSlot;
+  bool counted = false;
+  if (index_.MemoMatches(state_id, key)) {
+    hash = index_.memo_hash();
+    pos = index_.memo_pos();
+    counted = true;
+  } else {
+    hash = HashKey(state_id, key.data(), key.size());
+    pos = index_.Find(state_id, key, hash);
+  }
+  if (pos == EntryIndex::kNoSlot) return WriteOutcome::kNotCached;
+  Entry* e = index_.At(pos);
+  const bool was_absent = e->absent();
+  const size_t old_len = was_absent ? 0 : e->value_len();
+  const size_t new_len = old_len + (was_absent ? 0 : 1) + element.size();
+  const size_t need = CacheLimits::kEntryHeaderBytes + e->klen + new_len;
+  if (new_len > CacheLimits::kMaxValueBytes ||
+      blocks_.ChargeOf(need) > limits_.bytes) {
+    s.stats.not_cached += 1;
+    Evict(e);  // a dirty list reaches the sink before the caller's merge
+    Status st = MakeRoom();
+    if (!st.ok()) return st;
+    return WriteOutcome::kNotCached;
+  }
+  if (tiny_lfu() && !counted) admission_.RecordHit(e);
+  const bool not_in_db = e->not_in_db();
+  const uint64_t usable = e->usable();
+  const bool move =
+      e->in_arena() ? BlockArena::BlockBytes(need) != usable : need > usable;
+  if (move) {
+    e = Relocate(e, pos, need, static_cast<uint32_t>(new_len),
+                 /*absent=*/false, old_len);
+    if (e == nullptr) {
+      return Status::ResourceExhausted("cannot allocate an entry block");
+    }
+  }
+  char* at = e->value() + old_len;
+  if (!was_absent) *at++ = delimiter;
+  CopyBytes(at, element.data(), element.size());
+  e->vword = ValueWord(static_cast<uint32_t>(new_len), /*absent=*/false) |
+             (e->vword & (kArenaBit | kRefBit | kHitsMask | kEpochMask));
+  index_.Remember(e, pos, hash);
+  accounting_.SetDirty(e, true);
+  if (not_in_db) e->bits |= kNotInDbBit;
+  OnHit(e);
+  Status st = MakeRoom();
+  if (!st.ok()) return st;
+  return WriteOutcome::kCached;
+}
+
 // (Only dirty writes update.) The block is reused when the new value fits
 // and is not too wasteful (an arena block: when the new length has the same
 // size class); a value of the old length always does.
@@ -212,7 +282,7 @@ Status CacheCore::UpdateInPlace(Entry* e, size_t pos, uint64_t hash,
 
 // Same queue position and index slot; the charges follow the new block.
 Entry* CacheCore::Relocate(Entry* e, size_t pos, size_t need, uint32_t vlen,
-                           bool absent) {
+                           bool absent, size_t keep) {
   uint64_t new_usable = 0;
   bool in_arena = false;
   Entry* ne = blocks_.Allocate(need, &new_usable, &in_arena);
@@ -221,7 +291,7 @@ Entry* CacheCore::Relocate(Entry* e, size_t pos, size_t need, uint32_t vlen,
   const bool was_dirty = e->dirty();
   accounting_.SetDirty(e, false);
   std::memcpy(static_cast<void*>(ne), e,
-              CacheLimits::kEntryHeaderBytes + e->klen);
+              CacheLimits::kEntryHeaderBytes + e->klen + keep);
   // The new header's length and allocator now, so its charge is the new
   // block's from here on.
   ne->vword = ValueWord(vlen, absent) | (in_arena ? kArenaBit : 0) |

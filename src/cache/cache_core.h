@@ -67,6 +67,8 @@ class CacheCore {
   Result<WriteOutcome> Fill(uint32_t state_id, std::string_view key,
                             std::string_view value);
   Result<WriteOutcome> FillAbsent(uint32_t state_id, std::string_view key);
+  Result<WriteOutcome> Append(uint32_t state_id, std::string_view key,
+                              std::string_view element, char delimiter);
 
   Status Flush(uint32_t state_id);
   Status FlushAll();
@@ -149,9 +151,10 @@ class CacheCore {
                              std::string_view value, bool absent, bool dirty);
   Status UpdateInPlace(Entry* e, size_t pos, uint64_t hash,
                        std::string_view value, bool absent);
-  // Moves e to a block of `need` bytes; returns the new block or null.
-  Entry* Relocate(Entry* e, size_t pos, size_t need, uint32_t vlen,
-                  bool absent);
+  // Moves e to a block of `need` bytes, keeping the first `keep` bytes of
+  // its value; returns the new block or null.
+  Entry* Relocate(Entry* e, size_t pos, size_t need, uint32_t vlen, bool absent,
+                  size_t keep = 0);
   Status Insert(uint32_t state_id, std::string_view key, uint64_t hash,
                 std::string_view value, bool absent, bool dirty);
   // A hit: LRU moves the entry to the MRU end; W-TinyLFU only marks it

@@ -31,6 +31,7 @@ import org.apache.flink.runtime.state.SavepointResources;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTransformFactory;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
+import org.apache.flink.runtime.state.internal.InternalListState;
 import org.apache.flink.runtime.state.internal.InternalMapState;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.util.FlinkRuntimeException;
@@ -186,8 +187,8 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     }
 
     /**
-     * Puts a ValueState behind the hot-state cache. Queryable states stay uncached: query-server
-     * threads read them concurrently with the task thread.
+     * Puts a ValueState, ListState or MapState behind the hot-state cache. Queryable states stay
+     * uncached: query-server threads read them concurrently with the task thread.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private <S extends State, SV, IS extends S> IS maybeCached(
@@ -211,6 +212,20 @@ public class FalconKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
                         stateDesc.getName(),
                         quota.bytes(),
                         CacheBudgets.estimateMaps(quota.bytes(), quota.entries()));
+            }
+            return cached;
+        }
+        if (stateDesc.getType() == StateDescriptor.Type.LIST
+                && state instanceof InternalListState
+                && cache.settings().listStateEnabled()) {
+            boolean firstTime = !cache.isCached(stateDesc.getName());
+            IS cached = (IS) cache.wrapList(stateDesc.getName(), (InternalListState) state);
+            if (firstTime) {
+                CacheQuota quota = cache.quota();
+                FalconLog.logCachedListState(
+                        stateDesc.getName(),
+                        quota.bytes(),
+                        CacheBudgets.estimateLists(quota.bytes(), quota.entries()));
             }
             return cached;
         }

@@ -69,6 +69,14 @@ public final class CacheBudgets {
         return quotaEntries > 0 ? Math.min(maps, quotaEntries) : maps;
     }
 
+    /**
+     * Lists the quota holds, capped by the entry quota: a typical list is taken to be as large as a
+     * typical map (a list is one entry of elements joined by a one-byte delimiter).
+     */
+    public static long estimateLists(long quotaBytes, long quotaEntries) {
+        return estimateMaps(quotaBytes, quotaEntries);
+    }
+
     private CacheBudgets() {}
 
     /** {@code taskmanager.numberOfTaskSlots} of this TaskManager (at least 1). */

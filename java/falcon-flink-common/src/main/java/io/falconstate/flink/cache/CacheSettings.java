@@ -73,6 +73,7 @@ public final class CacheSettings implements Serializable {
     private final int switchWindow;
     private final long switchRetryOperations;
     private final boolean hugePages;
+    private final boolean listStateEnabled;
     private final boolean mapStateEnabled;
     private final long maxBytesPerMap;
     private final int writtenKeyFilterMaxKeys;
@@ -93,6 +94,7 @@ public final class CacheSettings implements Serializable {
             int switchWindow,
             long switchRetryOperations,
             boolean hugePages,
+            boolean listStateEnabled,
             boolean mapStateEnabled,
             long maxBytesPerMap,
             int writtenKeyFilterMaxKeys,
@@ -111,6 +113,7 @@ public final class CacheSettings implements Serializable {
         this.switchWindow = switchWindow;
         this.switchRetryOperations = switchRetryOperations;
         this.hugePages = hugePages;
+        this.listStateEnabled = listStateEnabled;
         this.mapStateEnabled = mapStateEnabled;
         this.maxBytesPerMap = maxBytesPerMap;
         this.writtenKeyFilterMaxKeys = writtenKeyFilterMaxKeys;
@@ -209,6 +212,7 @@ public final class CacheSettings implements Serializable {
                 switchWindow,
                 retry,
                 FalconOptions.readBoolean(config, FalconOptions.CACHE_HUGE_PAGES),
+                FalconOptions.readBoolean(config, FalconOptions.CACHE_LIST_STATE_ENABLED),
                 FalconOptions.readBoolean(config, FalconOptions.CACHE_MAP_STATE_ENABLED),
                 perMap.getBytes(),
                 filterKeys,
@@ -342,6 +346,11 @@ public final class CacheSettings implements Serializable {
         return hugePages;
     }
 
+    /** Whether ListStates are cached too (whole lists). */
+    public boolean listStateEnabled() {
+        return listStateEnabled;
+    }
+
     /** Whether MapStates are cached too. */
     public boolean mapStateEnabled() {
         return mapStateEnabled;
@@ -417,6 +426,8 @@ public final class CacheSettings implements Serializable {
                 + switchRetryOperations
                 + ", hugePages="
                 + hugePages
+                + ", listStateEnabled="
+                + listStateEnabled
                 + ", mapStateEnabled="
                 + mapStateEnabled
                 + ", maxBytesPerMap="

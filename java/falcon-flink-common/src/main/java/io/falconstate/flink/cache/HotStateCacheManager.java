@@ -13,6 +13,7 @@ import io.falconstate.flink.nativeaccess.NativeMapCache;
 import org.apache.flink.contrib.streaming.state.FalconRocksDBAccess;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.state.internal.InternalListState;
 import org.apache.flink.runtime.state.internal.InternalMapState;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.util.FlinkRuntimeException;
@@ -34,7 +35,8 @@ import java.util.function.Supplier;
 /**
  * The hot-state cache of one keyed backend (one subtask): the native cache, the shared key builder,
  * the write-back path into RocksDB, and the cached states ({@link CachedValueState}, {@link
- * CachedMapState}) built on them, each with its {@link StateColumnFamily} and {@link CacheSwitch}.
+ * CachedListState}, {@link CachedMapState}) built on them, each with its {@link StateColumnFamily}
+ * and {@link CacheSwitch}.
  *
  * <p>As the backend's {@link CacheFlushHook} it makes RocksDB complete before anything reads
  * RocksDB around the cache: every snapshot (checkpoint or savepoint), every count, every
@@ -157,6 +159,51 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
             state.refresh(defaultValue);
             return state;
         }
+        return newWholeKeyState(
+                stateName,
+                existing,
+                "VALUE",
+                (stateId, column, cacheSwitch) ->
+                        new CachedValueState<>(
+                                this, stateId, rocksDbState, column, defaultValue, cacheSwitch));
+    }
+
+    /**
+     * Wraps RocksDB's ListState {@code stateName}: whole lists are cached. Called after RocksDB
+     * registered (or re-registered) it; returns the same wrapper for the same name, refreshed.
+     */
+    @SuppressWarnings("unchecked")
+    public <N, V> InternalListState<K, N, V> wrapList(
+            String stateName, InternalListState<K, N, V> rocksDbState) {
+        Registration existing = registrations.get(stateName);
+        if (isFor(existing, rocksDbState)) {
+            existing.column.setHandle(columnFamily(stateName));
+            CachedListState<K, N, V> state = (CachedListState<K, N, V>) existing.state;
+            state.refresh();
+            return state;
+        }
+        return newWholeKeyState(
+                stateName,
+                existing,
+                "LIST",
+                (stateId, column, cacheSwitch) ->
+                        new CachedListState<>(this, stateId, rocksDbState, column, cacheSwitch));
+    }
+
+    /** Builds a cached state whose entries are whole RocksDB values of its column family. */
+    private interface WholeKeyStateFactory<S extends CachedState> {
+        S create(int stateId, StateColumnFamily column, CacheSwitch cacheSwitch);
+    }
+
+    /**
+     * A new wrapper of a state cached by whole key (value, list), with the written-key filter over
+     * whole keys and the ValueState switch rule.
+     */
+    private <S extends CachedState> S newWholeKeyState(
+            String stateName,
+            @Nullable Registration existing,
+            String kind,
+            WholeKeyStateFactory<S> factory) {
         int stateId = existing != null ? existing.stateId : nextStateId++;
         StateColumnFamily column =
                 newColumn(
@@ -164,13 +211,11 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         WrittenKeyFilter writtenKeys = column.writtenKeys();
         CacheSwitch cacheSwitch =
                 newSwitch(
-                        stateName + ", VALUE",
+                        stateName + ", " + kind,
                         settings.bypassHitRatio(),
                         stateId,
                         () -> CacheSwitch.Window.ofValueState(cache.stats(stateId), writtenKeys));
-        CachedValueState<K, N, V> state =
-                new CachedValueState<>(
-                        this, stateId, rocksDbState, column, defaultValue, cacheSwitch);
+        S state = factory.create(stateId, column, cacheSwitch);
         register(stateName, existing, new Registration(stateId, column, cacheSwitch, state));
         return state;
     }

@@ -174,6 +174,23 @@ final class StateColumnFamily {
         }
     }
 
+    /**
+     * Merges the first {@code valueLength} bytes of {@code value} into the first {@code keyLength}
+     * bytes of {@code key} (a ListState's append: RocksDB's merge operator joins the elements); the
+     * filter learns the whole key.
+     */
+    void merge(byte[] key, int keyLength, byte[] value, int valueLength) {
+        checkKeyLength(keyLength);
+        if (writtenKeys != null) {
+            writtenKeys.add(key, keyLength);
+        }
+        try {
+            db.merge(handle, writeOptions, key, 0, keyLength, value, 0, valueLength);
+        } catch (RocksDBException e) {
+            throw failure("writing", e);
+        }
+    }
+
     /** Deletes the first {@code keyLength} bytes of {@code key}. */
     void delete(byte[] key, int keyLength) {
         checkKeyLength(keyLength);

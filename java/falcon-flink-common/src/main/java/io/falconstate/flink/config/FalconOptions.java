@@ -191,6 +191,19 @@ public final class FalconOptions {
                                     + "stalls are a concern; the cache's entry blocks then stay on "
                                     + "4 kb pages, even where that setting is 'always'.");
 
+    public static final ConfigOption<Boolean> CACHE_LIST_STATE_ENABLED =
+            ConfigOptions.key(PREFIX + "cache.list-state.enabled")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "With the hot-state cache on, also caches ListState (not queryable "
+                                    + "ones), a whole list at a time: an add to a cached list "
+                                    + "appends to it in the cache, a read of a cached list skips "
+                                    + "RocksDB, and the list is written back as one value when it "
+                                    + "is evicted or a snapshot flushes it. An add to a list the "
+                                    + "cache does not hold is merged into RocksDB as on the stock "
+                                    + "backend, without reading the list.");
+
     public static final ConfigOption<Boolean> CACHE_MAP_STATE_ENABLED =
             ConfigOptions.key(PREFIX + "cache.map-state.enabled")
                     .booleanType()
@@ -452,6 +465,7 @@ public final class FalconOptions {
                         CACHE_SWITCH_WINDOW,
                         CACHE_SWITCH_RETRY_OPERATIONS,
                         CACHE_HUGE_PAGES,
+                        CACHE_LIST_STATE_ENABLED,
                         CACHE_MAP_STATE_ENABLED,
                         CACHE_MAP_STATE_MAX_BYTES_PER_MAP,
                         CACHE_MAP_STATE_BYPASS_HIT_RATIO,

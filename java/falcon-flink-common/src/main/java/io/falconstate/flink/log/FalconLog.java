@@ -198,6 +198,14 @@ public final class FalconLog {
         return cachedLine(stateName, "MAP", maps, "maps", quotaBytes);
     }
 
+    /**
+     * {@code [FALCON] <<state>, LIST> falcon cache enabled, <N> lists (<bytes>)}: as the MAP line;
+     * a list is one entry.
+     */
+    public static String cachedListStateLine(String stateName, long quotaBytes, long lists) {
+        return cachedLine(stateName, "LIST", lists, "lists", quotaBytes);
+    }
+
     private static String cachedLine(
             String stateName, String kind, long count, String unit, long quotaBytes) {
         return "[FALCON] <"
@@ -272,6 +280,13 @@ public final class FalconLog {
     public static void logCachedMapState(String stateName, long quotaBytes, long maps) {
         if (LOG.isInfoEnabled()) {
             LOG.info(cachedMapStateLine(stateName, quotaBytes, maps));
+        }
+    }
+
+    /** Logs {@link #cachedListStateLine} at INFO (once per state and keyed backend). */
+    public static void logCachedListState(String stateName, long quotaBytes, long lists) {
+        if (LOG.isInfoEnabled()) {
+            LOG.info(cachedListStateLine(stateName, quotaBytes, lists));
         }
     }
 

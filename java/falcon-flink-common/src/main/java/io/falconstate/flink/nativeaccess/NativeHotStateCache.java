@@ -124,6 +124,23 @@ public final class NativeHotStateCache implements AutoCloseable {
     }
 
     /**
+     * A ListState's append: {@code element} joins the cached list after {@code delimiter}, dirty.
+     * {@link #WRITE_NOT_CACHED} when the key is not cached (nothing changed) or the list would
+     * outgrow what the cache may hold (it left the cache, written back if dirty): the caller then
+     * appends in RocksDB itself, after draining. Returns the write bits.
+     */
+    public int append(
+            int stateId,
+            byte[] key,
+            int keyLength,
+            byte[] element,
+            int elementLength,
+            byte delimiter) {
+        keyAndValueIn(key, keyLength, element, elementLength);
+        return nativeAppend(handle, stateId, keyLength, elementLength, delimiter);
+    }
+
+    /**
      * After a {@link #MISS}: caches what RocksDB returned, clean; {@code value == null} caches
      * "known absent". Returns the write bits.
      */
@@ -318,6 +335,10 @@ public final class NativeHotStateCache implements AutoCloseable {
 
     /** Key in io[0, keyLength), value in io[keyLength, keyLength + valueLength). */
     private static native int nativePut(long handle, int stateId, int keyLength, int valueLength);
+
+    /** As nativePut, the element after the key; appended after {@code delimiter}. */
+    private static native int nativeAppend(
+            long handle, int stateId, int keyLength, int elementLength, byte delimiter);
 
     /** As nativePut; valueLength -1 caches "known absent". */
     private static native int nativeFill(long handle, int stateId, int keyLength, int valueLength);

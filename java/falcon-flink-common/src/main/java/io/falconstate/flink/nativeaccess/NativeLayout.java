@@ -15,7 +15,7 @@ package io.falconstate.flink.nativeaccess;
 public final class NativeLayout {
 
     /** Compared with the library's own at load time. */
-    public static final int LAYOUT_VERSION = 7;
+    public static final int LAYOUT_VERSION = 8;
 
     /** What any native call that threw a Java exception returns (the exception is pending). */
     public static final int ERROR_RETURN = -4;
