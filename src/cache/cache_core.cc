@@ -229,7 +229,14 @@ Result<WriteOutcome> CacheCore::Append(uint32_t state_id, std::string_view key,
   const bool move =
       e->in_arena() ? BlockArena::BlockBytes(need) != usable : need > usable;
   if (move) {
-    e = Relocate(e, pos, need, static_cast<uint32_t>(new_len),
+    // A list past the arena's blocks grows into a block with half its size
+    // again as slack, so appending n bytes copies O(n) bytes in all.
+    size_t block = need;
+    if (need > BlockArena::kMaxBlockBytes &&
+        blocks_.ChargeOf(need + need / 2) <= limits_.bytes) {
+      block = need + need / 2;
+    }
+    e = Relocate(e, pos, block, static_cast<uint32_t>(new_len),
                  /*absent=*/false, old_len);
     if (e == nullptr) {
       return Status::ResourceExhausted("cannot allocate an entry block");

@@ -18,7 +18,6 @@ import org.apache.flink.runtime.state.internal.InternalMapState;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 import org.apache.flink.util.FlinkRuntimeException;
 
-import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 
@@ -30,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 
 /**
  * The hot-state cache of one keyed backend (one subtask): the native cache, the shared key builder,
@@ -53,7 +51,7 @@ import java.util.function.Supplier;
 public final class HotStateCacheManager<K> implements CacheFlushHook {
 
     /** What one registration of a cached state consists of; replaced by a re-registration. */
-    private static final class Registration {
+    static final class Registration {
         final int stateId;
         final StateColumnFamily column;
         final CacheSwitch cacheSwitch;
@@ -75,6 +73,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     private final WriteBackWriter writer;
     private final NativeMapCache maps;
     private final CacheSettings settings;
+    private final CachedStateWrappers<K> wrappers;
 
     /** Every cached state by name; metric threads read it, so it is a concurrent map. */
     private final Map<String, Registration> registrations = new ConcurrentHashMap<>();
@@ -129,6 +128,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
                         rocksDb, rocksDb.getKeySerializer(), rocksDb.getKeyGroupPrefixBytes());
         rocksDb.registerKeySelectionListener(keyBuilder);
         this.writer = new WriteBackWriter(db, rocksDb.getWriteOptions());
+        this.wrappers = new CachedStateWrappers<>(this, rocksDb, db, settings);
         this.pacer =
                 new BarrierPacer(
                         settings.preBarrierLead(),
@@ -149,155 +149,32 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
      * Wraps RocksDB's ValueState {@code stateName}. Called after RocksDB registered (or
      * re-registered) it; returns the same wrapper for the same name, refreshed.
      */
-    @SuppressWarnings("unchecked")
     public <N, V> InternalValueState<K, N, V> wrap(
             String stateName, InternalValueState<K, N, V> rocksDbState, V defaultValue) {
-        Registration existing = registrations.get(stateName);
-        if (isFor(existing, rocksDbState)) {
-            existing.column.setHandle(columnFamily(stateName));
-            CachedValueState<K, N, V> state = (CachedValueState<K, N, V>) existing.state;
-            state.refresh(defaultValue);
-            return state;
-        }
-        return newWholeKeyState(
-                stateName,
-                existing,
-                "VALUE",
-                (stateId, column, cacheSwitch) ->
-                        new CachedValueState<>(
-                                this, stateId, rocksDbState, column, defaultValue, cacheSwitch));
+        return wrappers.wrapValue(stateName, rocksDbState, defaultValue);
     }
 
-    /**
-     * Wraps RocksDB's ListState {@code stateName}: whole lists are cached. Called after RocksDB
-     * registered (or re-registered) it; returns the same wrapper for the same name, refreshed.
-     */
-    @SuppressWarnings("unchecked")
+    /** As {@link #wrap}, for a ListState: whole lists are cached. */
     public <N, V> InternalListState<K, N, V> wrapList(
             String stateName, InternalListState<K, N, V> rocksDbState) {
-        Registration existing = registrations.get(stateName);
-        if (isFor(existing, rocksDbState)) {
-            existing.column.setHandle(columnFamily(stateName));
-            CachedListState<K, N, V> state = (CachedListState<K, N, V>) existing.state;
-            state.refresh();
-            return state;
-        }
-        return newWholeKeyState(
-                stateName,
-                existing,
-                "LIST",
-                (stateId, column, cacheSwitch) ->
-                        new CachedListState<>(this, stateId, rocksDbState, column, cacheSwitch));
+        return wrappers.wrapList(stateName, rocksDbState);
     }
 
-    /** Builds a cached state whose entries are whole RocksDB values of its column family. */
-    private interface WholeKeyStateFactory<S extends CachedState> {
-        S create(int stateId, StateColumnFamily column, CacheSwitch cacheSwitch);
-    }
-
-    /**
-     * A new wrapper of a state cached by whole key (value, list), with the written-key filter over
-     * whole keys and the ValueState switch rule.
-     */
-    private <S extends CachedState> S newWholeKeyState(
-            String stateName,
-            @Nullable Registration existing,
-            String kind,
-            WholeKeyStateFactory<S> factory) {
-        int stateId = existing != null ? existing.stateId : nextStateId++;
-        StateColumnFamily column =
-                newColumn(
-                        stateName, settings.writtenKeyFilterMaxKeys(), WrittenKeyFilter.WHOLE_KEY);
-        WrittenKeyFilter writtenKeys = column.writtenKeys();
-        CacheSwitch cacheSwitch =
-                newSwitch(
-                        stateName + ", " + kind,
-                        settings.bypassHitRatio(),
-                        stateId,
-                        () -> CacheSwitch.Window.ofValueState(cache.stats(stateId), writtenKeys));
-        S state = factory.create(stateId, column, cacheSwitch);
-        register(stateName, existing, new Registration(stateId, column, cacheSwitch, state));
-        return state;
-    }
-
-    /**
-     * Wraps RocksDB's MapState {@code stateName}: maps of up to {@code maxMapBytes} are cached
-     * whole. Called after RocksDB registered (or re-registered) it; returns the same wrapper for
-     * the same name, refreshed.
-     */
-    @SuppressWarnings("unchecked")
+    /** As {@link #wrap}, for a MapState: maps of up to {@code maxMapBytes} are cached whole. */
     public <N, UK, UV> InternalMapState<K, N, UK, UV> wrapMap(
             String stateName, InternalMapState<K, N, UK, UV> rocksDbState, long maxMapBytes) {
-        Registration existing = registrations.get(stateName);
-        if (isFor(existing, rocksDbState)) {
-            existing.column.setHandle(columnFamily(stateName));
-            CachedMapState<K, N, UK, UV> state = (CachedMapState<K, N, UK, UV>) existing.state;
-            state.refresh();
-            return state;
-        }
-        int stateId = existing != null ? existing.stateId : nextStateId++;
-        MapKeyPrefix mapPrefix =
-                new MapKeyPrefix(rocksDb.getKeySerializer(), rocksDb.getKeyGroupPrefixBytes());
-        StateColumnFamily column =
-                newColumn(stateName, settings.writtenKeyFilterMaxMaps(), mapPrefix);
-        WrittenKeyFilter writtenMaps = column.writtenKeys();
-        CacheSwitch cacheSwitch =
-                newSwitch(
-                        stateName + ", MAP",
-                        settings.mapBypassHitRatio(),
-                        stateId,
-                        () ->
-                                CacheSwitch.Window.ofMapState(
-                                        cache.stats(stateId), maps.stats(stateId), writtenMaps));
-        CachedMapState<K, N, UK, UV> state =
-                new CachedMapState<>(
-                        this, stateId, rocksDbState, column, mapPrefix, maxMapBytes, cacheSwitch);
-        register(stateName, existing, new Registration(stateId, column, cacheSwitch, state));
-        return state;
+        return wrappers.wrapMap(stateName, rocksDbState, maxMapBytes);
     }
 
-    /** True when {@code existing} wraps exactly {@code rocksDbState}: a refresh, not a new one. */
-    private static boolean isFor(@Nullable Registration existing, Object rocksDbState) {
-        return existing != null && existing.state.rocksDbState() == rocksDbState;
+    /** The registration of a cached state, or null. */
+    @Nullable
+    Registration registration(String stateName) {
+        return registrations.get(stateName);
     }
 
-    private ColumnFamilyHandle columnFamily(String stateName) {
-        ColumnFamilyHandle columnFamily = FalconRocksDBAccess.columnFamily(rocksDb, stateName);
-        if (columnFamily == null) {
-            throw new IllegalStateException("[FALCON] no column family for state " + stateName);
-        }
-        return columnFamily;
-    }
-
-    /**
-     * The RocksDB side of a newly wrapped state, with a new (unbuilt) written-key filter of up to
-     * {@code filterMaxKeys} keys (none for 0) over {@code filteredPrefix} of its keys.
-     */
-    private StateColumnFamily newColumn(
-            String stateName, int filterMaxKeys, WrittenKeyFilter.KeyPrefix filteredPrefix) {
-        return new StateColumnFamily(
-                db,
-                rocksDb.getReadOptions(),
-                rocksDb.getWriteOptions(),
-                stateName,
-                columnFamily(stateName),
-                filterMaxKeys > 0 ? new WrittenKeyFilter(filterMaxKeys) : null,
-                filteredPrefix);
-    }
-
-    /** A state's switch between the cache and RocksDB (docs/cache.md, "Self-switching"). */
-    private CacheSwitch newSwitch(
-            String description,
-            double threshold,
-            int stateId,
-            Supplier<CacheSwitch.Window> counters) {
-        return new CacheSwitch(
-                description,
-                threshold,
-                settings.switchWindow(),
-                settings.switchRetryOperations(),
-                counters,
-                () -> flushAndDropStateId(stateId));
+    /** A state id for a state new to this backend. */
+    int newStateId() {
+        return nextStateId++;
     }
 
     /**
@@ -305,7 +182,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
      * state new to this backend gets its metrics (their suppliers look the registration up, so they
      * follow re-registrations).
      */
-    private void register(String stateName, @Nullable Registration previous, Registration r) {
+    void register(String stateName, @Nullable Registration previous, Registration r) {
         writer.setColumn(r.stateId, r.column);
         registrations.put(stateName, r);
         if (previous == null) {
@@ -527,7 +404,7 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
     }
 
     /** Writes one state's dirty entries back and drops all its entries from the cache. */
-    private void flushAndDropStateId(int stateId) {
+    void flushAndDropStateId(int stateId) {
         if (released) {
             return;
         }

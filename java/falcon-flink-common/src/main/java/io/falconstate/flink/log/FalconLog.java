@@ -222,7 +222,7 @@ public final class FalconLog {
     }
 
     /**
-     * {@code [FALCON] <<state>, <VALUE|MAP>> cache off: <reason>; tried again after <N>
+     * {@code [FALCON] <<state>, <VALUE|LIST|MAP>> cache off: <reason>; tried again after <N>
      * operations}: the state's operations go straight to RocksDB from here on ({@code
      * cache.CacheSwitch}); {@code reason} is {@code hit ratio <r> over <n> reads} or {@code <n> of
      * <w> operations were not cacheable (maps over the cap or values over the quota)}.
@@ -238,7 +238,7 @@ public final class FalconLog {
     }
 
     /**
-     * {@code [FALCON] <<state>, <VALUE|MAP>> cache on: hit ratio <r> over <n> reads}: a trial
+     * {@code [FALCON] <<state>, <VALUE|LIST|MAP>> cache on: hit ratio <r> over <n> reads}: a trial
      * showed the cache pays for the state again, which stays cached.
      */
     public static String cacheOnLine(String state, double hitRatio, long reads) {
