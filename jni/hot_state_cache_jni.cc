@@ -162,18 +162,23 @@ jint Put(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length,
 }
 
 // A ListState's append: key in io[0, key_length), the element right after
-// it; `delimiter` joins it to the cached list.
+// it; `delimiter` joins it to the cached list, of at most max_list_bytes.
 jint Append(JNIEnv* env, jclass, jlong handle, jint state_id, jint key_length,
-            jint value_length, jbyte delimiter) {
+            jint value_length, jbyte delimiter, jint max_list_bytes) {
   return GuardJni<jint>(env, kErrorReturn, [&]() -> jint {
     NativeCache* nc = Checked(env, handle);
     if (nc == nullptr || !CheckStateId(env, state_id) ||
         !CheckIo(env, nc, key_length, value_length)) {
       return kErrorReturn;
     }
+    if (max_list_bytes < 0) {
+      ThrowIllegalArgument(env, "falcon: negative list bound");
+      return kErrorReturn;
+    }
     Result<WriteOutcome> r = nc->cache->Append(
         static_cast<uint32_t>(state_id), IoKey(nc, key_length),
-        IoValue(nc, key_length, value_length), static_cast<char>(delimiter));
+        IoValue(nc, key_length, value_length), static_cast<char>(delimiter),
+        static_cast<size_t>(max_list_bytes));
     if (!r.ok()) {
       ThrowStatus(env, r.status());
       return kErrorReturn;
@@ -454,7 +459,7 @@ bool RegisterHotStateCache(JNIEnv* env) {
       FALCON_NATIVE("nativeGet", "(JII)I", Get),
       FALCON_NATIVE("nativePut", "(JIII)I", Put),
       FALCON_NATIVE("nativeFill", "(JIII)I", Fill),
-      FALCON_NATIVE("nativeAppend", "(JIIIB)I", Append),
+      FALCON_NATIVE("nativeAppend", "(JIIIBI)I", Append),
       FALCON_NATIVE("nativeRemove", "(JII)I", Remove),
       FALCON_NATIVE("nativeRemoveNotInDb", "(JII)I", RemoveNotInDb),
       FALCON_NATIVE("nativeFlush", "(JI)I", Flush),

@@ -59,8 +59,9 @@ Result<WriteOutcome> HotStateCache::FillAbsent(uint32_t state_id,
 Result<WriteOutcome> HotStateCache::Append(uint32_t state_id,
                                            std::string_view key,
                                            std::string_view element,
-                                           char delimiter) {
-  return core_->Append(state_id, key, element, delimiter);
+                                           char delimiter,
+                                           size_t max_value_bytes) {
+  return core_->Append(state_id, key, element, delimiter, max_value_bytes);
 }
 
 Status HotStateCache::Flush(uint32_t state_id) {

@@ -106,6 +106,19 @@ class Harness {
     return Check();
   }
 
+  // A ListState's add: a cached list grows by `,` and the element; a list the
+  // cache does not hold (or that left it, through the sink) gets the
+  // caller's RocksDB merge.
+  bool Append(uint32_t state, const std::string& key,
+              const std::string& element) {
+    auto r =
+        cache_->Append(state, key, element, ',', HotStateCache::kMaxValueBytes);
+    if (!r.ok()) return Fail("append failed: " + r.status().ToString());
+    if (*r == WriteOutcome::kNotCached) Merge(&sink_.db, state, key, element);
+    Merge(&model_, state, key, element);
+    return Check();
+  }
+
   bool Remove(uint32_t state, const std::string& key) {
     auto r = cache_->Remove(state, key);
     if (!r.ok()) return Fail("remove failed: " + r.status().ToString());
@@ -178,6 +191,16 @@ class Harness {
     Status s = testing_harness::SetCapacity(*cache_, bytes, entries);
     if (!s.ok()) return Fail("set capacity failed: " + s.ToString());
     return Check();
+  }
+
+  static void Merge(std::map<DbKey, std::string>* m, uint32_t state,
+                    const std::string& key, const std::string& element) {
+    auto it = m->find(DbKey(state, key));
+    if (it == m->end()) {
+      (*m)[DbKey(state, key)] = element;
+    } else {
+      it->second += "," + element;
+    }
   }
 
   bool Check() {

@@ -66,8 +66,10 @@ void RunSequence(const Config& c, int steps) {
     bool ok;
     if (op < 450) {
       ok = h.Get(state, KeyOf(rng, keys));
-    } else if (op < 750) {
+    } else if (op < 700) {
       ok = h.Put(state, KeyOf(rng, keys), ValueOf(rng));
+    } else if (op < 750) {
+      ok = h.Append(state, KeyOf(rng, keys), ValueOf(rng));
     } else if (op < 900) {
       ok = h.Remove(state, KeyOf(rng, keys));
     } else if (op < 930) {

@@ -22,27 +22,29 @@ namespace {
 using testing_harness::Opts;
 using testing_harness::RecordingSink;
 
+constexpr size_t kNoCap = HotStateCache::kMaxValueBytes;
+
 class ListAppendTest : public ::testing::TestWithParam<CachePolicy> {};
 
 TEST_P(ListAppendTest, AppendsOnlyToCachedLists) {
   RecordingSink sink;
   HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
   // A miss: nothing is cached, the caller merges into RocksDB.
-  EXPECT_EQ(*c.Append(1, "k", "e1", ','), WriteOutcome::kNotCached);
+  EXPECT_EQ(*c.Append(1, "k", "e1", ',', kNoCap), WriteOutcome::kNotCached);
   EXPECT_EQ(c.Get(1, "k").kind, Lookup::kMiss);
   EXPECT_EQ(c.entries(), 0u);
 
   ASSERT_EQ(*c.Put(1, "k", "e1"), WriteOutcome::kCached);
-  ASSERT_EQ(*c.Append(1, "k", "e2", ','), WriteOutcome::kCached);
-  ASSERT_EQ(*c.Append(1, "k", "", ','), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Append(1, "k", "e2", ',', kNoCap), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Append(1, "k", "", ',', kNoCap), WriteOutcome::kCached);
   EXPECT_EQ(c.Get(1, "k").value(), "e1,e2,");
   // Onto a dirty tombstone (a cleared list): the element is the whole list.
   ASSERT_EQ(*c.Remove(1, "k"), WriteOutcome::kCached);
-  ASSERT_EQ(*c.Append(1, "k", "e3", ','), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Append(1, "k", "e3", ',', kNoCap), WriteOutcome::kCached);
   EXPECT_EQ(c.Get(1, "k").value(), "e3");
   // An empty element is an element: present, zero bytes.
   ASSERT_EQ(*c.FillAbsent(2, "empty"), WriteOutcome::kCached);
-  ASSERT_EQ(*c.Append(2, "empty", "", ','), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Append(2, "empty", "", ',', kNoCap), WriteOutcome::kCached);
   GetResult g = c.Get(2, "empty");
   ASSERT_EQ(g.kind, Lookup::kHit);
   EXPECT_EQ(g.size, 0u);
@@ -58,8 +60,8 @@ TEST_P(ListAppendTest, ListNeverInRocksDbClearsWithoutATombstone) {
   RecordingSink sink;
   HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
   ASSERT_EQ(*c.FillAbsent(1, "w"), WriteOutcome::kCached);
-  ASSERT_EQ(*c.Append(1, "w", "a", ','), WriteOutcome::kCached);
-  ASSERT_EQ(*c.Append(1, "w", "b", ','), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Append(1, "w", "a", ',', kNoCap), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Append(1, "w", "b", ',', kNoCap), WriteOutcome::kCached);
   EXPECT_EQ(c.Get(1, "w").value(), "a,b");
   // Still never written back: the clear leaves a clean "absent".
   ASSERT_EQ(*c.Remove(1, "w"), WriteOutcome::kCached);
@@ -77,7 +79,7 @@ TEST_P(ListAppendTest, ListOutgrowingTheCacheLeavesThroughTheSink) {
   WriteOutcome last = WriteOutcome::kCached;
   int appended = 0;
   while (last == WriteOutcome::kCached) {
-    last = *c.Append(1, "big", element, ',');
+    last = *c.Append(1, "big", element, ',', kNoCap);
     if (last == WriteOutcome::kCached) {
       expected += "," + element;
       ++appended;
@@ -101,7 +103,7 @@ TEST_P(ListAppendTest, AppendPastTheCapacityLeavesTheListUngrown) {
   HotStateCache c(Opts(GetParam(), 4096), &sink);
   const std::string list(2500, 'l');
   ASSERT_EQ(*c.Put(1, "k", list), WriteOutcome::kCached);
-  ASSERT_EQ(*c.Append(1, "k", std::string(1700, 'e'), ','),
+  ASSERT_EQ(*c.Append(1, "k", std::string(1700, 'e'), ',', kNoCap),
             WriteOutcome::kNotCached);
   ASSERT_EQ(sink.out.size(), 1u);
   EXPECT_EQ(sink.out[0].value, list);
@@ -109,10 +111,24 @@ TEST_P(ListAppendTest, AppendPastTheCapacityLeavesTheListUngrown) {
   EXPECT_EQ(c.Stats(1).not_cached, 1u);
   // Clean, it leaves without a write.
   ASSERT_EQ(*c.Fill(1, "k", list), WriteOutcome::kCached);
-  ASSERT_EQ(*c.Append(1, "k", std::string(1700, 'e'), ','),
+  ASSERT_EQ(*c.Append(1, "k", std::string(1700, 'e'), ',', kNoCap),
             WriteOutcome::kNotCached);
   EXPECT_EQ(sink.out.size(), 1u);
   EXPECT_EQ(c.entries(), 0u);
+}
+
+// A list longer than the caller's bound leaves the cache like one that
+// outgrows it: the append that would pass the bound is the caller's merge.
+TEST_P(ListAppendTest, ListPastItsBoundLeaves) {
+  RecordingSink sink;
+  HotStateCache c(Opts(GetParam(), 1 << 20), &sink);
+  ASSERT_EQ(*c.Put(1, "k", "0123456789"), WriteOutcome::kCached);
+  ASSERT_EQ(*c.Append(1, "k", "abcd", ',', 15), WriteOutcome::kCached);
+  EXPECT_EQ(c.Get(1, "k").value(), "0123456789,abcd");
+  ASSERT_EQ(*c.Append(1, "k", "e", ',', 16), WriteOutcome::kNotCached);
+  ASSERT_EQ(sink.out.size(), 1u);
+  EXPECT_EQ(sink.out[0].value, "0123456789,abcd");
+  EXPECT_EQ(c.Get(1, "k").kind, Lookup::kMiss);
 }
 
 // Lists appended to, read, replaced and cleared at random, in a cache small
@@ -155,7 +171,7 @@ TEST_P(ListAppendTest, MatchesAModelOfRocksDb) {
       if (op < 6) {
         const size_t len = rng() % 8 == 0 ? 300 + rng() % 900 : rng() % 40;
         const std::string e(len, static_cast<char>('a' + step % 26));
-        Result<WriteOutcome> r = c.Append(0, key, e, ',');
+        Result<WriteOutcome> r = c.Append(0, key, e, ',', 6000);
         ASSERT_TRUE(r.ok());
         apply_sink();
         if (*r == WriteOutcome::kNotCached) merge(db, key, e);

@@ -71,13 +71,15 @@ class HotStateCache : public CacheLimits {
   // A ListState's append: `element` joins the cached value after
   // `delimiter` (no delimiter when the entry is "known absent"), dirty.
   // kNotCached when the key is not cached (nothing changes), or when the
-  // grown value would not fit the cache: the entry then leaves it, a dirty
-  // one through the sink before the call returns. Either way the caller
-  // appends in RocksDB itself (a merge). May evict.
+  // grown value would be longer than `max_value_bytes` or not fit the cache:
+  // the entry then leaves it, a dirty one through the sink before the call
+  // returns. Either way the caller appends in RocksDB itself (a merge). May
+  // evict.
   [[nodiscard]] Result<WriteOutcome> Append(uint32_t state_id,
                                             std::string_view key,
                                             std::string_view element,
-                                            char delimiter);
+                                            char delimiter,
+                                            size_t max_value_bytes);
 
   // Writes back every dirty entry of one state (of all, in state id order),
   // sorted bytewise by key; they stay cached, clean.

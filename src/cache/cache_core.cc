@@ -182,11 +182,11 @@ Result<WriteOutcome> CacheCore::Write(uint32_t state_id, std::string_view key,
 // A list's element appended to its cached value (a ListState's RocksDB
 // value: elements joined by the delimiter). Only a cached list is appended
 // to: a miss changes nothing, and a list grown past what the cache may hold
-// leaves it (written back first when dirty), so the caller merges into
-// RocksDB itself in both cases.
+// or past `max_value_bytes` leaves it (written back first when dirty), so
+// the caller merges into RocksDB itself in both cases.
 Result<WriteOutcome> CacheCore::Append(uint32_t state_id, std::string_view key,
-                                       std::string_view element,
-                                       char delimiter) {
+                                       std::string_view element, char delimiter,
+                                       size_t max_value_bytes) {
   if (state_id >= CacheLimits::kMaxStates) {
     return Status::InvalidArgument("state id >= CacheLimits::kMaxStates");
   }
@@ -215,7 +215,8 @@ Result<WriteOutcome> CacheCore::Append(uint32_t state_id, std::string_view key,
   const size_t old_len = was_absent ? 0 : e->value_len();
   const size_t new_len = old_len + (was_absent ? 0 : 1) + element.size();
   const size_t need = CacheLimits::kEntryHeaderBytes + e->klen + new_len;
-  if (new_len > CacheLimits::kMaxValueBytes ||
+  if (new_len >
+          std::min<size_t>(max_value_bytes, CacheLimits::kMaxValueBytes) ||
       blocks_.ChargeOf(need) > limits_.bytes) {
     s.stats.not_cached += 1;
     Evict(e);  // a dirty list reaches the sink before the caller's merge

@@ -68,7 +68,8 @@ class CacheCore {
                             std::string_view value);
   Result<WriteOutcome> FillAbsent(uint32_t state_id, std::string_view key);
   Result<WriteOutcome> Append(uint32_t state_id, std::string_view key,
-                              std::string_view element, char delimiter);
+                              std::string_view element, char delimiter,
+                              size_t max_value_bytes);
 
   Status Flush(uint32_t state_id);
   Status FlushAll();

@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string key = KeyFor(data[i + 2]);
     const uint8_t arg = data[i + 3];
     bool ok = true;
-    switch (op % 12) {
+    switch (op % 13) {
       case 0:
       case 1:
       case 2:
@@ -74,6 +74,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 11:
         ok = h.FlushAll();
         break;
+      case 12: {
+        size_t len = arg < 250 ? arg % 40 : size_t(arg) * 40;
+        ok = h.Append(state, key, std::string(len, static_cast<char>(op)));
+        break;
+      }
     }
     if (!ok) {
       std::fprintf(stderr, "mismatch at op %zu: %s\n", (i - 1) / 4,

@@ -74,6 +74,7 @@ public final class CacheSettings implements Serializable {
     private final long switchRetryOperations;
     private final boolean hugePages;
     private final boolean listStateEnabled;
+    private final int maxBytesPerList;
     private final boolean mapStateEnabled;
     private final long maxBytesPerMap;
     private final int writtenKeyFilterMaxKeys;
@@ -95,6 +96,7 @@ public final class CacheSettings implements Serializable {
             long switchRetryOperations,
             boolean hugePages,
             boolean listStateEnabled,
+            int maxBytesPerList,
             boolean mapStateEnabled,
             long maxBytesPerMap,
             int writtenKeyFilterMaxKeys,
@@ -114,6 +116,7 @@ public final class CacheSettings implements Serializable {
         this.switchRetryOperations = switchRetryOperations;
         this.hugePages = hugePages;
         this.listStateEnabled = listStateEnabled;
+        this.maxBytesPerList = maxBytesPerList;
         this.mapStateEnabled = mapStateEnabled;
         this.maxBytesPerMap = maxBytesPerMap;
         this.writtenKeyFilterMaxKeys = writtenKeyFilterMaxKeys;
@@ -188,6 +191,13 @@ public final class CacheSettings implements Serializable {
                             "%s: %d is out of range; allowed: 1 or more",
                             FalconOptions.CACHE_SWITCH_RETRY_OPERATIONS.key(), retry));
         }
+        MemorySize perList = config.get(FalconOptions.CACHE_LIST_STATE_MAX_BYTES_PER_LIST);
+        if (perList.getBytes() < MIN_BYTES_PER_MAP || perList.getBytes() > MAX_BYTES_PER_MAP) {
+            throw new IllegalConfigurationException(
+                    String.format(
+                            "%s: %s is out of range; allowed: 1 kb to 8 mb",
+                            FalconOptions.CACHE_LIST_STATE_MAX_BYTES_PER_LIST.key(), perList));
+        }
         MemorySize perMap = config.get(FalconOptions.CACHE_MAP_STATE_MAX_BYTES_PER_MAP);
         if (perMap.getBytes() < MIN_BYTES_PER_MAP || perMap.getBytes() > MAX_BYTES_PER_MAP) {
             throw new IllegalConfigurationException(
@@ -213,6 +223,7 @@ public final class CacheSettings implements Serializable {
                 retry,
                 FalconOptions.readBoolean(config, FalconOptions.CACHE_HUGE_PAGES),
                 FalconOptions.readBoolean(config, FalconOptions.CACHE_LIST_STATE_ENABLED),
+                (int) perList.getBytes(),
                 FalconOptions.readBoolean(config, FalconOptions.CACHE_MAP_STATE_ENABLED),
                 perMap.getBytes(),
                 filterKeys,
@@ -351,6 +362,11 @@ public final class CacheSettings implements Serializable {
         return listStateEnabled;
     }
 
+    /** The longest list cached, in bytes (elements and delimiters). */
+    public int maxBytesPerList() {
+        return maxBytesPerList;
+    }
+
     /** Whether MapStates are cached too. */
     public boolean mapStateEnabled() {
         return mapStateEnabled;
@@ -428,6 +444,8 @@ public final class CacheSettings implements Serializable {
                 + hugePages
                 + ", listStateEnabled="
                 + listStateEnabled
+                + ", maxBytesPerList="
+                + maxBytesPerList
                 + ", mapStateEnabled="
                 + mapStateEnabled
                 + ", maxBytesPerMap="

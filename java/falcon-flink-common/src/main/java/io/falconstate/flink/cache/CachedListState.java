@@ -32,8 +32,9 @@ import java.util.List;
  *   <li>{@link #add}/{@link #addAll}: a cached list is appended to in the cache (dirty). A list the
  *       cache does not hold is merged into RocksDB, as stock does, without reading it -- unless
  *       RocksDB has never had the key (the written-key filter): the elements are then the whole
- *       list, and are cached. A list that would outgrow what the cache may hold leaves it (written
- *       back first) and the add is merged after it.
+ *       list, and are cached. A list that would grow past {@code
+ *       cache.list-state.max-bytes-per-list} or what the cache may hold leaves it (written back
+ *       first) and the add is merged after it.
  *   <li>{@link #get}: a cached list is read from the cache; a miss reads RocksDB (the merged list)
  *       once and caches it.
  *   <li>{@link #update}/{@link #clear}: a put or a tombstone in the cache, as for a ValueState.
@@ -60,6 +61,7 @@ public final class CachedListState<K, N, V> implements InternalListState<K, N, V
     private final int stateId;
     private final StateColumnFamily column;
     private final CacheSwitch cacheSwitch;
+    private final int maxListBytes;
 
     private TypeSerializer<N> namespaceSerializer;
     private boolean namespaceVariableSized;
@@ -77,6 +79,7 @@ public final class CachedListState<K, N, V> implements InternalListState<K, N, V
             StateColumnFamily column,
             CacheSwitch cacheSwitch) {
         this.manager = manager;
+        this.maxListBytes = manager.settings().maxBytesPerList();
         this.cacheSwitch = cacheSwitch;
         this.column = column;
         this.cache = manager.cache();
@@ -319,7 +322,7 @@ public final class CachedListState<K, N, V> implements InternalListState<K, N, V
 
     /** Appends serialized elements (joined by the delimiter) to the list of the key. */
     private void append(byte[] key, int keyLength, byte[] elements, int length) {
-        int code = cache.append(stateId, key, keyLength, elements, length, DELIMITER);
+        int code = cache.append(stateId, key, keyLength, elements, length, DELIMITER, maxListBytes);
         // A list that just left the cache reaches RocksDB here, before the merge below.
         manager.afterWrite(code);
         if ((code & NativeHotStateCache.WRITE_NOT_CACHED) == 0) {

@@ -204,6 +204,18 @@ public final class FalconOptions {
                                     + "cache does not hold is merged into RocksDB as on the stock "
                                     + "backend, without reading the list.");
 
+    public static final ConfigOption<MemorySize> CACHE_LIST_STATE_MAX_BYTES_PER_LIST =
+            ConfigOptions.key(PREFIX + "cache.list-state.max-bytes-per-list")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("256kb"))
+                    .withDescription(
+                            "The longest list the cache holds: its serialized elements plus one "
+                                    + "byte between two. A list that grows past it leaves the "
+                                    + "cache (written back first) and its adds are merged into "
+                                    + "RocksDB as on the stock backend, so a long list that keeps "
+                                    + "growing is not rewritten whole at every write-back. "
+                                    + "Allowed: 1 kb to 8 mb.");
+
     public static final ConfigOption<Boolean> CACHE_MAP_STATE_ENABLED =
             ConfigOptions.key(PREFIX + "cache.map-state.enabled")
                     .booleanType()
@@ -466,6 +478,7 @@ public final class FalconOptions {
                         CACHE_SWITCH_RETRY_OPERATIONS,
                         CACHE_HUGE_PAGES,
                         CACHE_LIST_STATE_ENABLED,
+                        CACHE_LIST_STATE_MAX_BYTES_PER_LIST,
                         CACHE_MAP_STATE_ENABLED,
                         CACHE_MAP_STATE_MAX_BYTES_PER_MAP,
                         CACHE_MAP_STATE_BYPASS_HIT_RATIO,

@@ -125,9 +125,9 @@ public final class NativeHotStateCache implements AutoCloseable {
 
     /**
      * A ListState's append: {@code element} joins the cached list after {@code delimiter}, dirty.
-     * {@link #WRITE_NOT_CACHED} when the key is not cached (nothing changed) or the list would
-     * outgrow what the cache may hold (it left the cache, written back if dirty): the caller then
-     * appends in RocksDB itself, after draining. Returns the write bits.
+     * {@link #WRITE_NOT_CACHED} when the key is not cached (nothing changed) or the list would grow
+     * past {@code maxListBytes} or what the cache may hold (it left the cache, written back if
+     * dirty): the caller then appends in RocksDB itself, after draining. Returns the write bits.
      */
     public int append(
             int stateId,
@@ -135,9 +135,10 @@ public final class NativeHotStateCache implements AutoCloseable {
             int keyLength,
             byte[] element,
             int elementLength,
-            byte delimiter) {
+            byte delimiter,
+            int maxListBytes) {
         keyAndValueIn(key, keyLength, element, elementLength);
-        return nativeAppend(handle, stateId, keyLength, elementLength, delimiter);
+        return nativeAppend(handle, stateId, keyLength, elementLength, delimiter, maxListBytes);
     }
 
     /**
@@ -338,7 +339,12 @@ public final class NativeHotStateCache implements AutoCloseable {
 
     /** As nativePut, the element after the key; appended after {@code delimiter}. */
     private static native int nativeAppend(
-            long handle, int stateId, int keyLength, int elementLength, byte delimiter);
+            long handle,
+            int stateId,
+            int keyLength,
+            int elementLength,
+            byte delimiter,
+            int maxListBytes);
 
     /** As nativePut; valueLength -1 caches "known absent". */
     private static native int nativeFill(long handle, int stateId, int keyLength, int valueLength);

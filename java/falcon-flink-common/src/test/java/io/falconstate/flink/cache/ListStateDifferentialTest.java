@@ -13,6 +13,7 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.internal.InternalListState;
@@ -35,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * RocksDBListState}, step by step: the same lists read, and after every flush the same values in
  * RocksDB. Some elements are kilobytes, a few larger than the tiny cache (64 KiB): lists outgrow
  * it, leave it, and their adds go to RocksDB as merges. Run with a tiny cache, a roomy one, and a
- * self-switching threshold that sends the state to RocksDB and back every few dozen operations.
+ * self-switching threshold that sends the state to RocksDB and back every few dozen operations, and
+ * with lists capped at 1 KiB.
  */
 class ListStateDifferentialTest extends DifferentialTestBase {
 
@@ -48,13 +50,15 @@ class ListStateDifferentialTest extends DifferentialTestBase {
         final boolean falcon;
         final boolean tiny;
         final boolean switching;
+        final boolean shortLists;
         AbstractKeyedStateBackend<Integer> kb;
         InternalListState<Integer, Integer, String> list;
 
-        Side(boolean falcon, boolean tiny, boolean switching) throws Exception {
+        Side(boolean falcon, boolean tiny, boolean switching, boolean shortLists) throws Exception {
             this.falcon = falcon;
             this.tiny = tiny;
             this.switching = switching;
+            this.shortLists = shortLists;
             open(Collections.emptyList());
         }
 
@@ -79,6 +83,10 @@ class ListStateDifferentialTest extends DifferentialTestBase {
             if (tiny) {
                 CachedBackends.tinyCache(config);
             }
+            if (shortLists) {
+                config.set(
+                        FalconOptions.CACHE_LIST_STATE_MAX_BYTES_PER_LIST, MemorySize.parse("1kb"));
+            }
             if (switching) {
                 config.set(FalconOptions.CACHE_BYPASS_HIT_RATIO, 0.99);
                 config.set(FalconOptions.CACHE_SWITCH_WINDOW, 16);
@@ -97,17 +105,19 @@ class ListStateDifferentialTest extends DifferentialTestBase {
         }
     }
 
-    @ParameterizedTest(name = "tiny cache {0}, self-switching {1}, seed {2}")
+    @ParameterizedTest(name = "tiny cache {0}, self-switching {1}, lists of 1 kb {2}, seed {3}")
     @CsvSource({
-        "true, false, 1",
-        "true, false, 2",
-        "false, false, 3",
-        "true, true, 4",
-        "false, true, 5"
+        "true, false, false, 1",
+        "true, false, false, 2",
+        "false, false, false, 3",
+        "false, false, true, 6",
+        "true, true, false, 4",
+        "false, true, false, 5"
     })
-    void everyOperationMatchesStock(boolean tiny, boolean switching, long seed) throws Exception {
-        Side stock = new Side(false, tiny, false);
-        Side falcon = new Side(true, tiny, switching);
+    void everyOperationMatchesStock(boolean tiny, boolean switching, boolean shortLists, long seed)
+            throws Exception {
+        Side stock = new Side(false, tiny, false, false);
+        Side falcon = new Side(true, tiny, switching, shortLists);
         Random rng = new Random(seed);
         long[] evictionsAndNotCached = new long[2];
         try {
@@ -175,7 +185,7 @@ class ListStateDifferentialTest extends DifferentialTestBase {
             }
             assertThat(falcon.rocksDbContents()).isEqualTo(stock.rocksDbContents());
             count(falcon, evictionsAndNotCached);
-            if (tiny) {
+            if (tiny || shortLists) {
                 assertThat(evictionsAndNotCached[0]).as("evictions").isPositive();
                 assertThat(evictionsAndNotCached[1])
                         .as("adds to lists the cache could not hold")
