@@ -194,10 +194,8 @@ Result<WriteOutcome> CacheCore::Append(uint32_t state_id, std::string_view key,
   s.stats.puts += 1;
   RefreshQuota();
   missed_valid_ = false;
-  if (key.size() > CacheLimits::kMaxKeyBytes) {
-    s.stats.not_cached += 1;
-    return WriteOutcome::kNotCached;
-  }
+  // Not counted as not cached: the caller counts the adds it merges.
+  if (key.size() > CacheLimits::kMaxKeyBytes) return WriteOutcome::kNotCached;
   uint64_t hash = 0;
   size_t pos = EntryIndex::kNoSlot;
   bool counted = false;
@@ -218,7 +216,6 @@ Result<WriteOutcome> CacheCore::Append(uint32_t state_id, std::string_view key,
   if (new_len >
           std::min<size_t>(max_value_bytes, CacheLimits::kMaxValueBytes) ||
       blocks_.ChargeOf(need) > limits_.bytes) {
-    s.stats.not_cached += 1;
     Evict(e);  // a dirty list reaches the sink before the caller's merge
     Status st = MakeRoom();
     if (!st.ok()) return st;

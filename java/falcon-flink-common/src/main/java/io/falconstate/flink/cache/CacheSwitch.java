@@ -152,6 +152,18 @@ final class CacheSwitch {
         }
 
         /**
+         * A ListState's counters: reads as a ValueState's; an add merged into RocksDB because the
+         * cache did not hold its list (or the list grew past the cap) is not cacheable. A list
+         * state whose lists leave the cache before they are read (one long list per window) is so
+         * sent to RocksDB, and the memory it held goes back to the slot.
+         */
+        static Window ofListState(
+                CacheStats s, @Nullable WrittenKeyFilter writtenKeys, long mergedAdds) {
+            Window reads = ofValueState(s, writtenKeys);
+            return new Window(reads.reads, reads.hits, reads.notCached + mergedAdds);
+        }
+
+        /**
          * A MapState's counters. Two kinds of cache hits are not hits of the state's reads: a read
          * of a key that the partial body of a map over the cap does not hold (a "marker read"),
          * which the cache counts as a hit on a known-absent entry and as a map operation answered
@@ -260,7 +272,8 @@ final class CacheSwitch {
             return notCached
                     + " of "
                     + ops
-                    + " operations were not cacheable (maps over the cap or values over the quota)";
+                    + " operations were not cacheable (maps over the cap, values over the quota, adds to"
+                    + " lists not cached)";
         }
         if (reads * MIN_READ_SHARE_DIVISOR < ops) {
             return null;

@@ -96,7 +96,7 @@ final class CachedStateWrappers<K> {
 
     /**
      * A new wrapper of a state cached by whole key (value, list), with the written-key filter over
-     * whole keys and the ValueState switch rule.
+     * whole keys and the ValueState switch rule (a ListState's also counts its merged adds).
      */
     private <S extends CachedState> S newWholeKeyState(
             String stateName,
@@ -108,14 +108,20 @@ final class CachedStateWrappers<K> {
                 newColumn(
                         stateName, settings.writtenKeyFilterMaxKeys(), WrittenKeyFilter.WHOLE_KEY);
         WrittenKeyFilter writtenKeys = column.writtenKeys();
+        boolean list = kind.equals("LIST");
         CacheSwitch cacheSwitch =
                 newSwitch(
                         stateName + ", " + kind,
                         settings.bypassHitRatio(),
                         stateId,
                         () ->
-                                CacheSwitch.Window.ofValueState(
-                                        manager.cache().stats(stateId), writtenKeys));
+                                list
+                                        ? CacheSwitch.Window.ofListState(
+                                                manager.cache().stats(stateId),
+                                                writtenKeys,
+                                                column.merges())
+                                        : CacheSwitch.Window.ofValueState(
+                                                manager.cache().stats(stateId), writtenKeys));
         S state = factory.create(stateId, column, cacheSwitch);
         manager.register(
                 stateName, existing, new Registration(stateId, column, cacheSwitch, state));

@@ -57,6 +57,9 @@ final class StateColumnFamily {
     /** The one key length the column family takes, or -1: any. */
     private int requiredKeyLength = -1;
 
+    /** Merges made through {@link #merge} (a ListState's adds the cache did not hold). */
+    private long merges;
+
     StateColumnFamily(
             RocksDB db,
             ReadOptions scanOptions,
@@ -184,11 +187,17 @@ final class StateColumnFamily {
         if (writtenKeys != null) {
             writtenKeys.add(key, keyLength);
         }
+        merges++;
         try {
             db.merge(handle, writeOptions, key, 0, keyLength, value, 0, valueLength);
         } catch (RocksDBException e) {
             throw failure("writing", e);
         }
+    }
+
+    /** How many merges {@link #merge} made. */
+    long merges() {
+        return merges;
     }
 
     /** Deletes the first {@code keyLength} bytes of {@code key}. */

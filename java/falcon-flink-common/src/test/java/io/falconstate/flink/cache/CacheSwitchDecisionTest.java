@@ -10,6 +10,8 @@ import io.falconstate.flink.config.FalconOptions;
 import io.falconstate.flink.nativeaccess.NativeLibrary;
 
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
@@ -46,7 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * stock read costs, so they are left out of the hit ratio (the state is judged by the maps the
  * cache holds), and a state that is mostly such reads still goes to RocksDB; a miss weighs more the
  * more entries it loads. A ValueState: a read the written-key filter answers is a hit, not a miss
- * as well.
+ * as well. A ListState: an add merged into RocksDB is not cacheable.
  */
 class CacheSwitchDecisionTest {
 
@@ -76,6 +78,7 @@ class CacheSwitchDecisionTest {
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(false);
         rocksDb.setDbStoragePath(tmp.toString());
         config.set(FalconOptions.CACHE_MAP_STATE_MAX_BYTES_PER_MAP, MemorySize.parse("1kb"));
+        config.set(FalconOptions.CACHE_LIST_STATE_MAX_BYTES_PER_LIST, MemorySize.parse("1kb"));
         config.set(FalconOptions.CACHE_MAP_STATE_BYPASS_HIT_RATIO, 0.75);
         config.set(FalconOptions.CACHE_BYPASS_HIT_RATIO, 0.75);
         config.set(FalconOptions.CACHE_SWITCH_WINDOW, WINDOW);
@@ -199,6 +202,60 @@ class CacheSwitchDecisionTest {
                     .as(off.key())
                     .isNotEqualTo(valuesOff);
         }
+    }
+
+    private ListState<String> lists(String name) throws Exception {
+        return backend.getPartitionedState(
+                VoidNamespace.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE,
+                new ListStateDescriptor<>(name, StringSerializer.INSTANCE));
+    }
+
+    /**
+     * One list per key that keeps growing past the 1 KiB cap (a window join keyed by the window):
+     * after its first few adds every add is merged into RocksDB, none is cacheable, and the state
+     * goes to RocksDB, so the memory its lists held goes back to the slot. The lists read back
+     * whole.
+     */
+    @Test
+    void aListStateWhoseListsOutgrowTheCapGoesToRocksDb() throws Exception {
+        ListState<String> state = lists("long-lists");
+        for (int op = 0; op < 40 * WINDOW; op++) {
+            backend.setCurrentKey(op % 2);
+            state.add(String.format("element-%06d-of-a-list-that-keeps-growing", op));
+        }
+        assertThat(cache().cacheSwitchedOff("long-lists")).isEqualTo(1);
+        for (int key = 0; key < 2; key++) {
+            backend.setCurrentKey(key);
+            int count = 0;
+            for (String element : state.get()) {
+                assertThat(element)
+                        .isEqualTo(
+                                String.format(
+                                        "element-%06d-of-a-list-that-keeps-growing",
+                                        2 * count + key));
+                count++;
+            }
+            assertThat(count).isEqualTo(20 * WINDOW);
+        }
+    }
+
+    /**
+     * Short lists of many keys, each added to a few times, read once and cleared (a window join
+     * keyed by the join key): the adds stay in the cache and the state stays cached.
+     */
+    @Test
+    void aListStateOfShortListsStaysCached() throws Exception {
+        ListState<String> state = lists("short-lists");
+        for (int key = 0; key < 10 * WINDOW; key++) {
+            backend.setCurrentKey(key);
+            state.add("a" + key);
+            state.add("b" + key);
+            assertThat(state.get()).containsExactly("a" + key, "b" + key);
+            state.clear();
+        }
+        assertThat(cache().cacheSwitchedOff("short-lists")).isZero();
+        assertThat(cache().stats("short-lists").hits()).isGreaterThanOrEqualTo(10L * WINDOW);
     }
 
     /**

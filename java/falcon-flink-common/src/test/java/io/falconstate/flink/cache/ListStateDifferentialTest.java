@@ -187,8 +187,10 @@ class ListStateDifferentialTest extends DifferentialTestBase {
             count(falcon, evictionsAndNotCached);
             if (tiny || shortLists) {
                 assertThat(evictionsAndNotCached[0]).as("evictions").isPositive();
+            }
+            if (tiny) {
                 assertThat(evictionsAndNotCached[1])
-                        .as("adds to lists the cache could not hold")
+                        .as("lists larger than the cache, written past it")
                         .isPositive();
             }
         } finally {
