@@ -134,19 +134,8 @@ Result<WriteOutcome> CacheCore::Write(uint32_t state_id, std::string_view key,
   const bool key_ok = key.size() <= CacheLimits::kMaxKeyBytes;
   uint64_t hash = 0;
   size_t pos = EntryIndex::kNoSlot;
-  bool counted = false;  // the sketch has seen this access already
-  if (key_ok &&
-      index_.MemoMatches(state_id, key)) {  // update() right after value()
-    hash = index_.memo_hash();
-    pos = index_.memo_pos();
-    counted = true;
-  } else if (key_ok) {
-    hash = HashKey(state_id, key.data(), key.size());
-    pos = index_.Find(state_id, key, hash);
-    // update() after a value() that missed: the sketch counted the miss. The
-    // hash includes the state id; a collision only counts one access less.
-    counted = missed_valid_ && hash == missed_hash_;
-  }
+  // The sketch has seen this access already.
+  const bool counted = key_ok && Locate(state_id, key, &hash, &pos);
   missed_valid_ = false;
   Entry* e = pos != EntryIndex::kNoSlot ? index_.At(pos) : nullptr;
 
@@ -179,6 +168,22 @@ Result<WriteOutcome> CacheCore::Write(uint32_t state_id, std::string_view key,
   return WriteOutcome::kCached;
 }
 
+// The memo's entry is the one the last get or write touched: a write of it
+// is the same access (Flink's value() then update()). So is a write of the
+// key the last Get missed: the sketch counted the miss (the hash includes
+// the state id; a collision only counts one access less).
+bool CacheCore::Locate(uint32_t state_id, std::string_view key, uint64_t* hash,
+                       size_t* pos) {
+  if (index_.MemoMatches(state_id, key)) {
+    *hash = index_.memo_hash();
+    *pos = index_.memo_pos();
+    return true;
+  }
+  *hash = HashKey(state_id, key.data(), key.size());
+  *pos = index_.Find(state_id, key, *hash);
+  return missed_valid_ && *hash == missed_hash_;
+}
+
 // A list's element appended to its cached value (a ListState's RocksDB
 // value: elements joined by the delimiter). Only a cached list is appended
 // to: a miss changes nothing, and a list grown past what the cache may hold
@@ -193,20 +198,15 @@ Result<WriteOutcome> CacheCore::Append(uint32_t state_id, std::string_view key,
   StateSlot& s = accounting_.Slot(state_id);
   s.stats.puts += 1;
   RefreshQuota();
-  missed_valid_ = false;
   // Not counted as not cached: the caller counts the adds it merges.
-  if (key.size() > CacheLimits::kMaxKeyBytes) return WriteOutcome::kNotCached;
+  if (key.size() > CacheLimits::kMaxKeyBytes) {
+    missed_valid_ = false;
+    return WriteOutcome::kNotCached;
+  }
   uint64_t hash = 0;
   size_t pos = EntryIndex::kNoSlot;
-  bool counted = false;
-  if (index_.MemoMatches(state_id, key)) {
-    hash = index_.memo_hash();
-    pos = index_.memo_pos();
-    counted = true;
-  } else {
-    hash = HashKey(state_id, key.data(), key.size());
-    pos = index_.Find(state_id, key, hash);
-  }
+  const bool counted = Locate(state_id, key, &hash, &pos);
+  missed_valid_ = false;
   if (pos == EntryIndex::kNoSlot) return WriteOutcome::kNotCached;
   Entry* e = index_.At(pos);
   const bool was_absent = e->absent();
@@ -216,7 +216,17 @@ Result<WriteOutcome> CacheCore::Append(uint32_t state_id, std::string_view key,
   if (new_len >
           std::min<size_t>(max_value_bytes, CacheLimits::kMaxValueBytes) ||
       blocks_.ChargeOf(need) > limits_.bytes) {
-    Evict(e);  // a dirty list reaches the sink before the caller's merge
+    // Too long to cache, which is not the quota evicting: the lease is not
+    // told (a join whose lists outgrow the cap is not short of memory, and
+    // must go on lending its share). A dirty list reaches the sink before
+    // the caller's merge.
+    const bool dirty = e->dirty();
+    Detach(e);
+    if (dirty) {
+      write_back_.AddEvicted(e);
+    } else {
+      blocks_.Free(e);
+    }
     Status st = MakeRoom();
     if (!st.ok()) return st;
     return WriteOutcome::kNotCached;

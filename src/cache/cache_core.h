@@ -148,6 +148,11 @@ class CacheCore {
   void RefreshQuota();
   void ResizeSketch(uint64_t entries);
 
+  // The slot of (state, key), or EntryIndex::kNoSlot, and its hash; true
+  // when the admission has counted this access already. The key is at most
+  // kMaxKeyBytes.
+  bool Locate(uint32_t state_id, std::string_view key, uint64_t* hash,
+              size_t* pos);
   Result<WriteOutcome> Write(uint32_t state_id, std::string_view key,
                              std::string_view value, bool absent, bool dirty);
   Status UpdateInPlace(Entry* e, size_t pos, uint64_t hash,

@@ -60,6 +60,7 @@ public final class CachedListState<K, N, V> implements InternalListState<K, N, V
     private final InternalListState<K, N, V> rocksDbState;
     private final int stateId;
     private final StateColumnFamily column;
+    private final WholeKeyAccess access;
     private final CacheSwitch cacheSwitch;
     private final int maxListBytes;
 
@@ -82,6 +83,7 @@ public final class CachedListState<K, N, V> implements InternalListState<K, N, V
         this.maxListBytes = manager.settings().maxBytesPerList();
         this.cacheSwitch = cacheSwitch;
         this.column = column;
+        this.access = new WholeKeyAccess(manager, stateId, column);
         this.cache = manager.cache();
         this.keyBuilder = manager.keyBuilder();
         this.stateId = stateId;
@@ -129,7 +131,7 @@ public final class CachedListState<K, N, V> implements InternalListState<K, N, V
             return rocksDbState.getInternal();
         }
         int keyLength = buildKey();
-        int size = readList(keyBuilder.buffer(), keyLength);
+        int size = access.read(keyBuilder.buffer(), keyLength, valueBuffer);
         return size < 0 ? null : deserializeList(size);
     }
 
@@ -186,13 +188,7 @@ public final class CachedListState<K, N, V> implements InternalListState<K, N, V
         }
         serializeList(values);
         int keyLength = buildKey();
-        byte[] key = keyBuilder.buffer();
-        int code =
-                cache.put(stateId, key, keyLength, valueOut.getSharedBuffer(), valueOut.length());
-        if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            column.put(key, keyLength, keyLength, valueOut.getSharedBuffer(), valueOut.length());
-        }
-        manager.afterWrite(code);
+        access.put(keyBuilder.buffer(), keyLength, valueOut.getSharedBuffer(), valueOut.length());
     }
 
     @Override
@@ -202,7 +198,7 @@ public final class CachedListState<K, N, V> implements InternalListState<K, N, V
             return;
         }
         int keyLength = buildKey();
-        remove(keyBuilder.buffer(), keyLength);
+        access.remove(keyBuilder.buffer(), keyLength);
     }
 
     /**
@@ -228,9 +224,9 @@ public final class CachedListState<K, N, V> implements InternalListState<K, N, V
             setCurrentNamespace(source);
             int keyLength = buildKey();
             byte[] sourceKey = keyBuilder.buffer();
-            int size = readList(sourceKey, keyLength);
+            int size = access.read(sourceKey, keyLength, valueBuffer);
             if (size >= 0) {
-                remove(sourceKey, keyLength);
+                access.remove(sourceKey, keyLength);
                 append(targetKey, targetKey.length, valueBuffer.bytes(), size);
             }
         }
@@ -293,33 +289,6 @@ public final class CachedListState<K, N, V> implements InternalListState<K, N, V
         return keyBuilder.build(currentNamespace, namespaceSerializer, namespaceVariableSized);
     }
 
-    /**
-     * The list of {@code key[0, keyLength)} into {@link #valueBuffer}: its size, or -1 when there
-     * is none. A miss reads RocksDB once and caches the list (or its absence).
-     */
-    private int readList(byte[] key, int keyLength) {
-        int result = cache.get(stateId, key, keyLength, valueBuffer.bytes());
-        if (result <= NativeHotStateCache.NEED_BUFFER) {
-            valueBuffer.grow(NativeHotStateCache.NEED_BUFFER - result);
-            result = cache.get(stateId, key, keyLength, valueBuffer.bytes());
-        }
-        if (result >= 0) {
-            return result;
-        }
-        if (result == NativeHotStateCache.ABSENT || column.neverWritten(key, keyLength)) {
-            return -1;
-        }
-        int size = column.get(key, keyLength, valueBuffer);
-        if (result == NativeHotStateCache.MISS) {
-            int code =
-                    size < 0
-                            ? cache.fill(stateId, key, keyLength, null, 0)
-                            : cache.fill(stateId, key, keyLength, valueBuffer.bytes(), size);
-            manager.afterWrite(code);
-        }
-        return size;
-    }
-
     /** Appends serialized elements (joined by the delimiter) to the list of the key. */
     private void append(byte[] key, int keyLength, byte[] elements, int length) {
         int code = cache.append(stateId, key, keyLength, elements, length, DELIMITER, maxListBytes);
@@ -333,23 +302,7 @@ public final class CachedListState<K, N, V> implements InternalListState<K, N, V
             return;
         }
         // Nowhere yet: the elements are the whole list.
-        int put = cache.put(stateId, key, keyLength, elements, length);
-        if ((put & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            column.put(key, keyLength, keyLength, elements, length);
-        }
-        manager.afterWrite(put);
-    }
-
-    private void remove(byte[] key, int keyLength) {
-        // A key RocksDB never got needs no tombstone (a fired window's list, mostly).
-        int code =
-                column.neverWritten(key, keyLength)
-                        ? cache.removeNotInDb(stateId, key, keyLength)
-                        : cache.remove(stateId, key, keyLength);
-        if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            column.delete(key, keyLength);
-        }
-        manager.afterWrite(code);
+        access.put(key, keyLength, elements, length);
     }
 
     /** Serializes {@code values} into {@link #valueOut}, joined by the delimiter, as stock does. */

@@ -3,8 +3,6 @@
  */
 package io.falconstate.flink.cache;
 
-import io.falconstate.flink.nativeaccess.NativeHotStateCache;
-
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -41,11 +39,11 @@ import java.io.IOException;
 public final class CachedValueState<K, N, V> implements InternalValueState<K, N, V>, CachedState {
 
     private final HotStateCacheManager<K> manager;
-    private final NativeHotStateCache cache;
     private final CacheKeyBuilder<K> keyBuilder;
     private final InternalValueState<K, N, V> rocksDbState;
     private final int stateId;
     private final StateColumnFamily column;
+    private final WholeKeyAccess access;
     private final CacheSwitch cacheSwitch;
 
     private TypeSerializer<N> namespaceSerializer;
@@ -68,7 +66,7 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         this.manager = manager;
         this.cacheSwitch = cacheSwitch;
         this.column = column;
-        this.cache = manager.cache();
+        this.access = new WholeKeyAccess(manager, stateId, column);
         this.keyBuilder = manager.keyBuilder();
         this.stateId = stateId;
         this.rocksDbState = rocksDbState;
@@ -111,32 +109,7 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         }
         int keyLength =
                 keyBuilder.build(currentNamespace, namespaceSerializer, namespaceVariableSized);
-        byte[] key = keyBuilder.buffer();
-        int result = cache.get(stateId, key, keyLength, valueBuffer.bytes());
-        if (result <= NativeHotStateCache.NEED_BUFFER) {
-            valueBuffer.grow(NativeHotStateCache.NEED_BUFFER - result);
-            result = cache.get(stateId, key, keyLength, valueBuffer.bytes());
-        }
-        if (result >= 0) {
-            return deserialize(result);
-        }
-        if (result == NativeHotStateCache.ABSENT) {
-            return defaultValueCopy();
-        }
-        // MISS or BYPASS: RocksDB has the truth, unless it never saw the key. A key it never saw
-        // is not cached as "absent": window aggregates read every slice of a window for every
-        // key, most of them never written, and such entries would push out the written ones.
-        if (column.neverWritten(key, keyLength)) {
-            return defaultValueCopy();
-        }
-        int size = column.get(key, keyLength, valueBuffer);
-        if (result == NativeHotStateCache.MISS) {
-            int code =
-                    size < 0
-                            ? cache.fill(stateId, key, keyLength, null, 0)
-                            : cache.fill(stateId, key, keyLength, valueBuffer.bytes(), size);
-            manager.afterWrite(code);
-        }
+        int size = access.read(keyBuilder.buffer(), keyLength, valueBuffer);
         return size < 0 ? defaultValueCopy() : deserialize(size);
     }
 
@@ -160,12 +133,7 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         } catch (IOException e) {
             throw new FlinkRuntimeException("[FALCON] cannot serialize the value", e);
         }
-        int code =
-                cache.put(stateId, key, keyLength, valueOut.getSharedBuffer(), valueOut.length());
-        if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            column.put(key, keyLength, keyLength, valueOut.getSharedBuffer(), valueOut.length());
-        }
-        manager.afterWrite(code);
+        access.put(key, keyLength, valueOut.getSharedBuffer(), valueOut.length());
     }
 
     @Override
@@ -176,16 +144,7 @@ public final class CachedValueState<K, N, V> implements InternalValueState<K, N,
         }
         int keyLength =
                 keyBuilder.build(currentNamespace, namespaceSerializer, namespaceVariableSized);
-        byte[] key = keyBuilder.buffer();
-        // A key RocksDB never got needs no tombstone (a window's expired slice, mostly).
-        int code =
-                column.neverWritten(key, keyLength)
-                        ? cache.removeNotInDb(stateId, key, keyLength)
-                        : cache.remove(stateId, key, keyLength);
-        if ((code & NativeHotStateCache.WRITE_NOT_CACHED) != 0) {
-            column.delete(key, keyLength);
-        }
-        manager.afterWrite(code);
+        access.remove(keyBuilder.buffer(), keyLength);
     }
 
     // -- InternalKvState -------------------------------------------------------------------------

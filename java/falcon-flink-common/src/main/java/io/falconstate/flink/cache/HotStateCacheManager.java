@@ -410,6 +410,8 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         }
         afterFlush(cache.flush(stateId));
         cache.dropState(stateId);
+        // Tells the slot's budget what the cache holds now, so a share freed here is lent.
+        afterFlush(cache.shrinkToQuota());
         closeIterators();
     }
 
@@ -464,6 +466,12 @@ public final class HotStateCacheManager<K> implements CacheFlushHook {
         return r != null && r.state.isMap() && !released
                 ? maps.stats(r.stateId)
                 : MapCacheStats.EMPTY;
+    }
+
+    /** Adds of a cached ListState merged into RocksDB (its list not cached); 0 for others. */
+    long mergedAdds(String stateName) {
+        Registration r = registrations.get(stateName);
+        return r == null ? 0 : r.column.merges();
     }
 
     /** Statistics of the whole cache ({@link CacheStats#EMPTY} once released). */

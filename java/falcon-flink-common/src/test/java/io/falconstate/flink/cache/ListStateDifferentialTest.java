@@ -119,7 +119,7 @@ class ListStateDifferentialTest extends DifferentialTestBase {
         Side stock = new Side(false, tiny, false, false);
         Side falcon = new Side(true, tiny, switching, shortLists);
         Random rng = new Random(seed);
-        long[] evictionsAndNotCached = new long[2];
+        long[] evictionsNotCachedMerged = new long[3];
         try {
             for (int step = 0; step < 6_000; step++) {
                 String what = "seed " + seed + " step " + step;
@@ -167,7 +167,7 @@ class ListStateDifferentialTest extends DifferentialTestBase {
                 } else {
                     KeyedStateHandle stockHandle = DifferentialBackends.snapshot(stock.kb, step);
                     KeyedStateHandle falconHandle = DifferentialBackends.snapshot(falcon.kb, step);
-                    count(falcon, evictionsAndNotCached);
+                    count(falcon, evictionsNotCachedMerged);
                     stock.kb.dispose();
                     falcon.kb.dispose();
                     stock.open(Collections.singletonList(stockHandle));
@@ -184,13 +184,16 @@ class ListStateDifferentialTest extends DifferentialTestBase {
                 }
             }
             assertThat(falcon.rocksDbContents()).isEqualTo(stock.rocksDbContents());
-            count(falcon, evictionsAndNotCached);
-            if (tiny || shortLists) {
-                assertThat(evictionsAndNotCached[0]).as("evictions").isPositive();
-            }
+            count(falcon, evictionsNotCachedMerged);
             if (tiny) {
-                assertThat(evictionsAndNotCached[1])
+                assertThat(evictionsNotCachedMerged[0]).as("evictions").isPositive();
+                assertThat(evictionsNotCachedMerged[1])
                         .as("lists larger than the cache, written past it")
+                        .isPositive();
+            }
+            if (tiny || shortLists) {
+                assertThat(evictionsNotCachedMerged[2])
+                        .as("adds merged into RocksDB, their lists not cached")
                         .isPositive();
             }
         } finally {
@@ -226,12 +229,13 @@ class ListStateDifferentialTest extends DifferentialTestBase {
         return elements;
     }
 
-    /** Adds the cache's evictions and writes it did not hold so far to the totals. */
+    /** Adds the cache's evictions, writes it did not hold and merged adds so far to the totals. */
     private static void count(Side falcon, long[] totals) {
         HotStateCacheManager<Integer> cache =
                 ((FalconKeyedStateBackend<Integer>) falcon.kb).getHotStateCache();
         CacheStats stats = cache.stats(STATE);
         totals[0] += stats.evictions();
         totals[1] += stats.notCached();
+        totals[2] += cache.mergedAdds(STATE);
     }
 }
