@@ -109,11 +109,14 @@ final class CachedStateWrappers<K> {
                         stateName, settings.writtenKeyFilterMaxKeys(), WrittenKeyFilter.WHOLE_KEY);
         WrittenKeyFilter writtenKeys = column.writtenKeys();
         boolean list = kind.equals("LIST");
+        // A list state switched to RocksDB drops its filter: a trial would rebuild it by scanning
+        // the column family, which merges every list RocksDB holds.
         CacheSwitch cacheSwitch =
                 newSwitch(
                         stateName + ", " + kind,
                         settings.bypassHitRatio(),
                         stateId,
+                        list ? column::dropFilter : () -> {},
                         () ->
                                 list
                                         ? CacheSwitch.Window.ofListState(
@@ -154,6 +157,7 @@ final class CachedStateWrappers<K> {
                         stateName + ", MAP",
                         settings.mapBypassHitRatio(),
                         stateId,
+                        () -> {},
                         () ->
                                 CacheSwitch.Window.ofMapState(
                                         manager.cache().stats(stateId),
@@ -202,11 +206,15 @@ final class CachedStateWrappers<K> {
                 filteredPrefix);
     }
 
-    /** A state's switch between the cache and RocksDB (docs/cache.md, "Self-switching"). */
+    /**
+     * A state's switch between the cache and RocksDB (docs/cache.md, "Self-switching"); {@code
+     * onSwitchOff} runs after the state's entries were written back and dropped.
+     */
     private CacheSwitch newSwitch(
             String description,
             double threshold,
             int stateId,
+            Runnable onSwitchOff,
             Supplier<CacheSwitch.Window> counters) {
         return new CacheSwitch(
                 description,
@@ -214,6 +222,9 @@ final class CachedStateWrappers<K> {
                 settings.switchWindow(),
                 settings.switchRetryOperations(),
                 counters,
-                () -> manager.flushAndDropStateId(stateId));
+                () -> {
+                    manager.flushAndDropStateId(stateId);
+                    onSwitchOff.run();
+                });
     }
 }

@@ -142,6 +142,13 @@ final class StateColumnFamily {
         return writtenKeys.knowsAbsent(key, length);
     }
 
+    /** No filter from now on: every key may be in the column family. */
+    void dropFilter() {
+        if (writtenKeys != null) {
+            writtenKeys.drop();
+        }
+    }
+
     /** A write the filter does not see (Flink's own state wrote the key): it must be rebuilt. */
     void markFilterStale() {
         if (writtenKeys != null) {

@@ -238,7 +238,8 @@ final class WrittenKeyFilter {
         return true;
     }
 
-    private void drop() {
+    /** Off for good: every key may be in the column family from now on. */
+    void drop() {
         dropped = true;
         usable = false;
         needsBuild = false;

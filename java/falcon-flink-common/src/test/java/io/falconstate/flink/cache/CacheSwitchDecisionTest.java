@@ -214,8 +214,8 @@ class CacheSwitchDecisionTest {
     /**
      * One list per key that keeps growing past the 1 KiB cap (a window join keyed by the window):
      * after its first few adds every add is merged into RocksDB, none is cacheable, and the state
-     * goes to RocksDB, so the memory its lists held goes back to the slot. The lists read back
-     * whole.
+     * goes to RocksDB, so the memory its lists held goes back to the slot, and its written-key
+     * filter is dropped. The lists read back whole.
      */
     @Test
     void aListStateWhoseListsOutgrowTheCapGoesToRocksDb() throws Exception {
@@ -225,6 +225,8 @@ class CacheSwitchDecisionTest {
             state.add(String.format("element-%06d-of-a-list-that-keeps-growing", op));
         }
         assertThat(cache().cacheSwitchedOff("long-lists")).isEqualTo(1);
+        // No trial rebuilds its written-key filter by scanning (merging) every list.
+        assertThat(cache().writtenKeyFilter("long-lists").dropped()).isTrue();
         for (int key = 0; key < 2; key++) {
             backend.setCurrentKey(key);
             int count = 0;
