@@ -11,7 +11,8 @@
 # Suites: value (ValueState, with -prof gc), jni-path (the cache's Java/JNI path alone),
 # checkpoint (checkpoint sync phase), hash-memtable (ValueState put/get skiplist vs HashLinkList),
 # range-filter (MapState absent keys), map (MapState through the cache: get, put,
-# contains, iterate, remove). Default: all six, in that order.
+# contains, iterate, remove), list (ListState: a window's adds, get and clear; adds).
+# Default: all seven, in that order.
 # --quick: -f 1 -wi 2 -i 3 with short iterations (what the shared 2-core machine allows).
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 detect_java_home
@@ -34,7 +35,7 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
-[[ ${#suites[@]} -gt 0 ]] || suites=(value jni-path checkpoint hash-memtable range-filter map)
+[[ ${#suites[@]} -gt 0 ]] || suites=(value jni-path checkpoint hash-memtable range-filter map list)
 
 JMH_DIR="$FALCON_ROOT/bench/jmh"
 OUT="$FALCON_ROOT/build/jmh"
@@ -93,6 +94,7 @@ for suite in "${suites[@]}"; do
     hash-memtable) jmh hash-memtable 'io.falconstate.jmh.HashMemtableBenchmark' "${common[@]}" ;;
     range-filter) jmh range-filter 'io.falconstate.jmh.MapStateRangeFilterBenchmark' "${common[@]}" ;;
     map) jmh map 'io.falconstate.jmh.MapStateBenchmark' "${common[@]}" -prof gc ;;
+    list) jmh list 'io.falconstate.jmh.ListStateBenchmark' "${common[@]}" ;;
     *) die "unknown suite $suite" ;;
   esac
   python3 "$JMH_DIR/summarize.py" "$OUT/$suite.json" | tee "$OUT/$suite.results"

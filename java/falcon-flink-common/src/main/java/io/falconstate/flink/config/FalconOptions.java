@@ -194,7 +194,7 @@ public final class FalconOptions {
     public static final ConfigOption<Boolean> CACHE_LIST_STATE_ENABLED =
             ConfigOptions.key(PREFIX + "cache.list-state.enabled")
                     .booleanType()
-                    .defaultValue(true)
+                    .defaultValue(false)
                     .withDescription(
                             "With the hot-state cache on, also caches ListState (not queryable "
                                     + "ones), a whole list at a time: an add to a cached list "
@@ -202,7 +202,11 @@ public final class FalconOptions {
                                     + "RocksDB, and the list is written back as one value when it "
                                     + "is evicted or a snapshot flushes it. An add to a list the "
                                     + "cache does not hold is merged into RocksDB as on the stock "
-                                    + "backend, without reading the list.");
+                                    + "backend, without reading the list. Off by default: it pays "
+                                    + "where lists are read while they are cached (windows that "
+                                    + "fire while their lists are hot), and costs where lists are "
+                                    + "written back before anyone reads them (docs/benchmarks.md, "
+                                    + "ListState).");
 
     public static final ConfigOption<MemorySize> CACHE_LIST_STATE_MAX_BYTES_PER_LIST =
             ConfigOptions.key(PREFIX + "cache.list-state.max-bytes-per-list")

@@ -78,6 +78,7 @@ class CacheSwitchDecisionTest {
         EmbeddedRocksDBStateBackend rocksDb = new EmbeddedRocksDBStateBackend(false);
         rocksDb.setDbStoragePath(tmp.toString());
         config.set(FalconOptions.CACHE_MAP_STATE_MAX_BYTES_PER_MAP, MemorySize.parse("1kb"));
+        config.set(FalconOptions.CACHE_LIST_STATE_ENABLED, true);
         config.set(FalconOptions.CACHE_LIST_STATE_MAX_BYTES_PER_LIST, MemorySize.parse("1kb"));
         config.set(FalconOptions.CACHE_MAP_STATE_BYPASS_HIT_RATIO, 0.75);
         config.set(FalconOptions.CACHE_BYPASS_HIT_RATIO, 0.75);

@@ -21,6 +21,8 @@ public final class CachedBackends {
         config.set(FalconOptions.CACHE_ENABLED, true);
         config.set(FalconOptions.CACHE_SIZE_PER_SUBTASK, MemorySize.parse("64kb"));
         config.set(FalconOptions.CACHE_ENTRIES_PER_SUBTASK, TINY_CACHE_ENTRIES);
+        // Flink's test bases run their list-state tests through the cache too.
+        config.set(FalconOptions.CACHE_LIST_STATE_ENABLED, true);
         return config;
     }
 

@@ -80,6 +80,7 @@ class ListStateDifferentialTest extends DifferentialTestBase {
 
         private org.apache.flink.runtime.state.StateBackend falconBackend() {
             Configuration config = new Configuration();
+            config.set(FalconOptions.CACHE_LIST_STATE_ENABLED, true);
             if (tiny) {
                 CachedBackends.tinyCache(config);
             }
