@@ -216,7 +216,8 @@ public final class CachedListState<K, N, V> implements InternalListState<K, N, V
             return;
         }
         setCurrentNamespace(target);
-        byte[] targetKey = Arrays.copyOf(keyBuilder.buffer(), buildKey());
+        int targetLength = buildKey(); // first: building may replace the buffer
+        byte[] targetKey = Arrays.copyOf(keyBuilder.buffer(), targetLength);
         for (N source : sources) {
             if (source == null) {
                 continue;

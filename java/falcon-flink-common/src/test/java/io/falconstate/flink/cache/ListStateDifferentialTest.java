@@ -22,6 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -200,6 +201,54 @@ class ListStateDifferentialTest extends DifferentialTestBase {
         } finally {
             stock.kb.dispose();
             falcon.kb.dispose();
+        }
+    }
+
+    /**
+     * A merge into a namespace whose key is longer than any key built before (the key buffer grows
+     * while the target key is built) finds the same lists as stock.
+     */
+    @org.junit.jupiter.api.Test
+    @SuppressWarnings("unchecked")
+    void mergeIntoANamespaceLongerThanAnyKeyBefore() throws Exception {
+        AbstractKeyedStateBackend<Integer> stock =
+                DifferentialBackends.keyed(
+                        DifferentialBackends.stock(tmp),
+                        stockEnv,
+                        IntSerializer.INSTANCE,
+                        Collections.emptyList());
+        Configuration config = new Configuration();
+        config.set(FalconOptions.CACHE_LIST_STATE_ENABLED, true);
+        AbstractKeyedStateBackend<Integer> falcon =
+                DifferentialBackends.keyed(
+                        DifferentialBackends.falcon(tmp, config),
+                        falconEnv,
+                        IntSerializer.INSTANCE,
+                        Collections.emptyList());
+        try {
+            StringBuilder longName = new StringBuilder();
+            for (int i = 0; i < 5000; i++) {
+                longName.append((char) ('a' + i % 26));
+            }
+            List<List<String>> merged = new ArrayList<>();
+            for (AbstractKeyedStateBackend<Integer> kb : Arrays.asList(stock, falcon)) {
+                InternalListState<Integer, String, String> list =
+                        (InternalListState<Integer, String, String>)
+                                kb.getOrCreateKeyedState(StringSerializer.INSTANCE, DESCRIPTOR);
+                kb.setCurrentKey(7);
+                list.setCurrentNamespace("a");
+                list.add("a1");
+                list.setCurrentNamespace("b");
+                list.add("b1");
+                list.mergeNamespaces(longName.toString(), Arrays.asList("a", "b"));
+                list.setCurrentNamespace(longName.toString());
+                merged.add(list.getInternal());
+            }
+            assertThat(merged.get(0)).containsExactlyInAnyOrder("a1", "b1");
+            assertThat(merged.get(1)).isEqualTo(merged.get(0));
+        } finally {
+            stock.dispose();
+            falcon.dispose();
         }
     }
 
