@@ -6,7 +6,7 @@ Usage:
       every [FALCON] line in the logs has one of the formats of docs/architecture.md ("Log lines")
   check_falcon_lines.py activation LOG --version V --native PATH --policy P --hash on|off
       --range on|off --slots S --managed-bytes M --cache-share A --parallelism P
-      --keyed-operators K [--cached NAME=N,...] [--cached-maps NAME=N,...]
+      --keyed-operators K [--cached NAME=N,...] [--cached-maps NAME=N,...] [--cached-lists NAME=N,...]
       [--hash-tuned NAME=PREFIX,...]
       [--range-tuned NAME=PREFIX,...]
       LOG is the log of a TaskManager that has run exactly one job, with P parallel instances of
@@ -31,6 +31,7 @@ Usage:
       - per cached MapState N lines per instance (--cached-maps NAME=N): "<N'> maps (<bytes>)",
         bytes as above and N' = floor(bytes / 488), the charge of the typical map of the line (4
         entries of 88 bytes of key and value under a 16-byte prefix); no other map is cached;
+      - per cached ListState N lines per instance (--cached-lists NAME=N); no other list is cached;
       - per tuned state one line per instance and listed prefix (--hash-tuned accState=22,30:
         each instance logs accState with prefix 22 once and with prefix 30 once); no other state
         is tuned, and no listed state is "left untuned".
@@ -64,12 +65,15 @@ FORMATS = {
         r'\[FALCON\] <(.+), VALUE> falcon cache enabled, (\d+) states \(' + SIZE + r'\)'),
     'cached-map': re.compile(
         r'\[FALCON\] <(.+), MAP> falcon cache enabled, (\d+) maps \(' + SIZE + r'\)'),
+    'cached-list': re.compile(
+        r'\[FALCON\] <(.+), LIST> falcon cache enabled, (\d+) lists \(' + SIZE + r'\)'),
     'cache-off': re.compile(
-        r'\[FALCON\] <(.+), (VALUE|MAP)> cache off: (hit ratio \d\.\d\d over \d+ reads|'
-        r'\d+ of \d+ operations were not cacheable \(maps over the cap or values over the quota\))'
+        r'\[FALCON\] <(.+), (VALUE|MAP|LIST)> cache off: (hit ratio \d\.\d\d over \d+ reads|'
+        r'\d+ of \d+ operations were not cacheable \(maps over the cap, values over the quota, '
+        r'adds to lists not cached, lists evicted\))'
         r'; tried again after \d+ operations'),
     'cache-on': re.compile(
-        r'\[FALCON\] <(.+), (VALUE|MAP)> cache on: hit ratio \d\.\d\d over \d+ reads'),
+        r'\[FALCON\] <(.+), (VALUE|MAP|LIST)> cache on: hit ratio \d\.\d\d over \d+ reads'),
     'hash': re.compile(
         r'\[FALCON\] (\S+) is valueState, use HashLinkList as memTable structure '
         r'\(prefix (\d+) bytes\)'),
@@ -229,6 +233,11 @@ def check_activation(a):
     if dict(got_maps) != want_maps:
         problems.append(f'cached maps {dict(got_maps)}, expected {want_maps}')
 
+    want_lists = {name: n[0] * p for name, n in parse_list(a.cached_lists).items()}
+    got_lists = collections.Counter(m.group(1) for m in by['cached-list'])
+    if dict(got_lists) != want_lists:
+        problems.append(f'cached lists {dict(got_lists)}, expected {want_lists}')
+
     for kind, spec, switch in (('hash', a.hash_tuned, a.hash), ('range', a.range_tuned, a.range)):
         want = {name: sorted(prefixes * p) for name, prefixes in parse_list(spec).items()}
         got = collections.defaultdict(list)
@@ -275,6 +284,7 @@ def main():
     c.add_argument('--keyed-operators', type=int, required=True)
     c.add_argument('--cached', default='')
     c.add_argument('--cached-maps', default='')
+    c.add_argument('--cached-lists', default='')
     c.add_argument('--hash-tuned', default='')
     c.add_argument('--range-tuned', default='')
     a = parser.parse_args()

@@ -152,15 +152,21 @@ final class CacheSwitch {
         }
 
         /**
-         * A ListState's counters: reads as a ValueState's; an add merged into RocksDB because the
-         * cache did not hold its list (or the list grew past the cap) is not cacheable. A list
-         * state whose lists leave the cache before they are read (one long list per window) is so
-         * sent to RocksDB, and the memory it held goes back to the slot.
+         * A ListState's counters: reads as a ValueState's; not cacheable are an add merged into
+         * RocksDB because the cache did not hold its list (or the list grew past the cap), and a
+         * list the cache evicted. A stock add is a merge that reads nothing, so a list cached and
+         * evicted costs the cache's work and a put in place of that merge whether or not it was
+         * read while cached: lists put into the cache and pushed out before their window fires (a
+         * window join whose windows fire long after their rows arrive) are not coalesced writes
+         * that pay. A list state whose lists leave the cache before they are read (one long list
+         * per window, or more lists than the cache holds) is so sent to RocksDB, and the memory it
+         * held goes back to the slot.
          */
         static Window ofListState(
                 CacheStats s, @Nullable WrittenKeyFilter writtenKeys, long mergedAdds) {
             Window reads = ofValueState(s, writtenKeys);
-            return new Window(reads.reads, reads.hits, reads.notCached + mergedAdds);
+            return new Window(
+                    reads.reads, reads.hits, reads.notCached + mergedAdds + s.evictions());
         }
 
         /**
@@ -273,7 +279,7 @@ final class CacheSwitch {
                     + " of "
                     + ops
                     + " operations were not cacheable (maps over the cap, values over the quota, adds to"
-                    + " lists not cached)";
+                    + " lists not cached, lists evicted)";
         }
         if (reads * MIN_READ_SHARE_DIVISOR < ops) {
             return null;

@@ -48,7 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * stock read costs, so they are left out of the hit ratio (the state is judged by the maps the
  * cache holds), and a state that is mostly such reads still goes to RocksDB; a miss weighs more the
  * more entries it loads. A ValueState: a read the written-key filter answers is a hit, not a miss
- * as well. A ListState: an add merged into RocksDB is not cacheable.
+ * as well. A ListState: an add merged into RocksDB and a list evicted are not cacheable.
  */
 class CacheSwitchDecisionTest {
 
@@ -240,6 +240,33 @@ class CacheSwitchDecisionTest {
                 count++;
             }
             assertThat(count).isEqualTo(20 * WINDOW);
+        }
+    }
+
+    /**
+     * More new lists than the cache holds, each added to once and not read while it is cached (a
+     * window join whose windows fire long after their rows arrive): each list is put into the
+     * cache, evicted and written back, where stock merges it once. The evictions are not cacheable
+     * and the state goes to RocksDB; every list reads back whole afterwards.
+     */
+    @Test
+    void aListStateWhoseListsAreEvictedUnreadGoesToRocksDb() throws Exception {
+        backend.dispose();
+        backend = null;
+        Configuration config = new Configuration();
+        config.set(FalconOptions.CACHE_SIZE_PER_SUBTASK, MemorySize.parse("16kb"));
+        open(config);
+        ListState<String> state = lists("evicted-lists");
+        int keys = 40 * WINDOW;
+        for (int key = 0; key < keys; key++) {
+            backend.setCurrentKey(key);
+            state.add("row-of-key-" + key);
+        }
+        assertThat(cache().stats("evicted-lists").evictions()).isGreaterThanOrEqualTo(WINDOW);
+        assertThat(cache().cacheSwitchedOff("evicted-lists")).isEqualTo(1);
+        for (int key = 0; key < keys; key++) {
+            backend.setCurrentKey(key);
+            assertThat(state.get()).as("key %d", key).containsExactly("row-of-key-" + key);
         }
     }
 
