@@ -204,9 +204,10 @@ public final class FalconOptions {
                                     + "cache does not hold is merged into RocksDB as on the stock "
                                     + "backend, without reading the list. Off by default: it pays "
                                     + "where lists are read while they are cached (windows that "
-                                    + "fire while their lists are hot), and costs where lists are "
-                                    + "written back before anyone reads them (docs/benchmarks.md, "
-                                    + "ListState).");
+                                    + "fire while their lists are hot), and costs where lists "
+                                    + "live long without being read: each write-back rewrites a "
+                                    + "whole list where stock merges each element once "
+                                    + "(docs/benchmarks.md, ListState).");
 
     public static final ConfigOption<MemorySize> CACHE_LIST_STATE_MAX_BYTES_PER_LIST =
             ConfigOptions.key(PREFIX + "cache.list-state.max-bytes-per-list")
