@@ -78,6 +78,9 @@ FORMATS = {
         r'\[FALCON\] (\S+) is valueState, use HashLinkList as memTable structure '
         r'\(prefix (\d+) bytes\)'),
     'range': re.compile(r'\[FALCON\] (\S+) is map, use range filter \(prefix (\d+) bytes\)'),
+    'block-cache': re.compile(
+        r"\[FALCON\] slot's RocksDB block cache: " + SIZE
+        + r" in (\d+) shards? \(RocksDB's default: (\d+)\)"),
     'untuned': re.compile(r'\[FALCON\] (\S+) left untuned: (.+)'),
     'no-memtable-bloom': re.compile(r'\[FALCON\] (\S+) range filter without memtable bloom: (.+)'),
     'wrong-flink': re.compile(

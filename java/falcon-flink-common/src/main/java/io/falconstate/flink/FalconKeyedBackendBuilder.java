@@ -270,6 +270,7 @@ final class FalconKeyedBackendBuilder<K> {
                 stock.getMemoryConfiguration(),
                 env,
                 split.rocksDbFraction(managedMemoryFraction),
+                settings.blockCacheMinShardBytes(),
                 rocksDbConfigurableOptions,
                 stock.getPredefinedOptions(),
                 settings.hashMemtableOn()

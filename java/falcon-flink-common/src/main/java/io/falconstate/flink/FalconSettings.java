@@ -47,6 +47,7 @@ public final class FalconSettings implements Serializable {
     private final CacheSettings cache;
     private final HashMemtableMode hashMemtable;
     private final boolean rangeFilter;
+    private final long blockCacheMinShardBytes;
     private final int timerDedupCapacity;
     private final int timerHeldCapacity;
 
@@ -56,6 +57,7 @@ public final class FalconSettings implements Serializable {
             CacheSettings cache,
             HashMemtableMode hashMemtable,
             boolean rangeFilter,
+            long blockCacheMinShardBytes,
             int timerDedupCapacity,
             int timerHeldCapacity) {
         this.nativeRequired = nativeRequired;
@@ -63,6 +65,7 @@ public final class FalconSettings implements Serializable {
         this.cache = cache;
         this.hashMemtable = hashMemtable;
         this.rangeFilter = rangeFilter;
+        this.blockCacheMinShardBytes = blockCacheMinShardBytes;
         this.timerDedupCapacity = timerDedupCapacity;
         this.timerHeldCapacity = timerHeldCapacity;
     }
@@ -83,6 +86,7 @@ public final class FalconSettings implements Serializable {
                 CacheSettings.fromConfig(config),
                 hashMemtableMode(config),
                 FalconOptions.readBoolean(config, FalconOptions.TUNING_MAP_STATE_RANGE_FILTER),
+                config.get(FalconOptions.TUNING_BLOCK_CACHE_MIN_SHARD_SIZE).getBytes(),
                 timerDedupCapacity(config),
                 timerCapacity(config, FalconOptions.TIMERS_HELD_CAPACITY, MAX_TIMER_HELD_CAPACITY));
     }
@@ -177,6 +181,14 @@ public final class FalconSettings implements Serializable {
         return rangeFilter;
     }
 
+    /**
+     * {@link FalconOptions#TUNING_BLOCK_CACHE_MIN_SHARD_SIZE} in bytes: the smallest shard of a
+     * slot's shared block cache; 0 keeps RocksDB's sharding.
+     */
+    public long blockCacheMinShardBytes() {
+        return blockCacheMinShardBytes;
+    }
+
     /** Any column-family tuning is on. */
     public boolean tuningOn() {
         return hashMemtableOn() || rangeFilterOn();
@@ -192,6 +204,8 @@ public final class FalconSettings implements Serializable {
                 + hashMemtable
                 + ", rangeFilter="
                 + rangeFilter
+                + ", blockCacheMinShardBytes="
+                + blockCacheMinShardBytes
                 + ", timerDedupCapacity="
                 + timerDedupCapacity
                 + '}';

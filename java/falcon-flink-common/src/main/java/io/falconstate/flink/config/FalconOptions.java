@@ -341,6 +341,26 @@ public final class FalconOptions {
                                     + "and empty maps are answered without reading every level. "
                                     + "False keeps Flink's column family options for MapStates.");
 
+    public static final ConfigOption<MemorySize> TUNING_BLOCK_CACHE_MIN_SHARD_SIZE =
+            ConfigOptions.key(PREFIX + "tuning.block-cache.min-shard-size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("16mb"))
+                    .withDescription(
+                            "The smallest shard of the RocksDB block cache a slot shares (from "
+                                    + "managed memory or state.backend.rocksdb.memory."
+                                    + "fixed-per-slot): the cache gets the most shards, a power "
+                                    + "of two up to RocksDB's own 64, that are each at least this "
+                                    + "large. RocksDB's own choice, 64 shards from 32 MB up, makes "
+                                    + "shards of a few MB, and each shard also holds the "
+                                    + "write-buffer manager's pinned reservations for the "
+                                    + "memtables: a shard pinned past its capacity frees every "
+                                    + "block at release, so an SST index block that lands there "
+                                    + "is read and decompressed again on every lookup "
+                                    + "(docs/decisions/0033-block-cache-shards-of-16-mb.md). "
+                                    + "0 keeps RocksDB's sharding, as stock. A cache shared by the "
+                                    + "whole TaskManager (state.backend.rocksdb.memory."
+                                    + "fixed-per-tm) keeps RocksDB's sharding.");
+
     public static final ConfigOption<Integer> TIMERS_DEDUP_CAPACITY =
             ConfigOptions.key(PREFIX + "timers.dedup-capacity")
                     .intType()
@@ -492,6 +512,7 @@ public final class FalconOptions {
                         TUNING_VALUE_STATE_HASH_MEMTABLE,
                         TUNING_VALUE_STATE_INPLACE_UPDATE,
                         TUNING_MAP_STATE_RANGE_FILTER,
+                        TUNING_BLOCK_CACHE_MIN_SHARD_SIZE,
                         TIMERS_DEDUP_CAPACITY,
                         TIMERS_HELD_CAPACITY));
     }

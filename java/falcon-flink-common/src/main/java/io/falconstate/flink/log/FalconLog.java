@@ -120,6 +120,21 @@ public final class FalconLog {
         return "[FALCON] " + state + " range filter without memtable bloom: " + reason;
     }
 
+    /**
+     * {@code [FALCON] slot's RocksDB block cache: <bytes> in <N> shards (RocksDB's default: <M>)}:
+     * logged when a slot's shared block cache is created.
+     */
+    public static String blockCacheLine(long capacity, int shards, int rocksDbDefaultShards) {
+        return "[FALCON] slot's RocksDB block cache: "
+                + bytes(capacity)
+                + " in "
+                + shards
+                + (shards == 1 ? " shard" : " shards")
+                + " (RocksDB's default: "
+                + rocksDbDefaultShards
+                + ")";
+    }
+
     /** {@code [FALCON] <state> left untuned: <reason>}. */
     public static String untunedLine(String state, String reason) {
         return "[FALCON] " + state + " left untuned: " + reason;

@@ -94,13 +94,15 @@ public final class FalconRocksDBBackendBuilder {
 
     /**
      * Reserves the slot's shared RocksDB block cache and write-buffer manager (or joins the one
-     * already reserved) for {@code rocksDbFraction} of the slot's managed memory, then creates the
+     * already reserved) for {@code rocksDbFraction} of the slot's managed memory, its block cache
+     * in shards of at least {@code minShardBytes} (0: RocksDB's sharding), then creates the
      * resource container around it. The returned container owns the lease.
      */
     public static Resources createResourceContainer(
             RocksDBMemoryConfiguration memoryConfiguration,
             Environment env,
             double rocksDbFraction,
+            long minShardBytes,
             ReadableConfig configurableOptions,
             PredefinedOptions predefinedOptions,
             @Nullable RocksDBOptionsFactory optionsFactory,
@@ -110,7 +112,7 @@ public final class FalconRocksDBBackendBuilder {
             throws IOException {
         OpaqueMemoryResource<RocksDBSharedResources> sharedResources =
                 FalconSharedRocksDBMemory.allocate(
-                        memoryConfiguration, env, rocksDbFraction, logger);
+                        memoryConfiguration, env, rocksDbFraction, minShardBytes, logger);
         if (sharedResources != null) {
             logger.info(
                     "Obtained shared RocksDB cache of size {} bytes", sharedResources.getSize());
