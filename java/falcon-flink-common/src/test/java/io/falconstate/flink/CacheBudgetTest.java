@@ -187,6 +187,10 @@ class CacheBudgetTest {
             assertThat(log.falconLines())
                     .filteredOn(l -> !l.contains("Falcon ") || !l.contains(" enabled (native"))
                     .containsExactly(
+                            // RocksDB's (1-a)·f: Flink's block cache of it, in shards of 16 MB.
+                            "INFO "
+                                    + FalconLog.blockCacheLine(
+                                            (long) ((3 - 0.5) * rocksBytes / 3), 2, 64),
                             "INFO " + FalconLog.taskManagerCacheLine(2, slotBytes, 500),
                             "INFO "
                                     + FalconLog.subtaskCacheLine(
@@ -215,7 +219,8 @@ class CacheBudgetTest {
                                             "w",
                                             slotBytes,
                                             CacheBudgets.estimateStates(slotBytes, 500)));
-            assertThat(log.falconLines().get(1))
+            // After the activation line and the slot's block-cache line.
+            assertThat(log.falconLines().get(2))
                     .isEqualTo(
                             "INFO [FALCON] configuring falcon cache: TaskManager has 2 slots, each slot can cache 16 mb (500 states)");
         }
