@@ -54,7 +54,8 @@ STATES = r'(?: \((\d+) states\))?'
 FORMATS = {
     'activation': re.compile(
         r'\[FALCON\] Falcon (\S+) enabled \(native (.+)\): cache (on|off) \(([a-z-]+)\), '
-        r'value-state hash memtable (on|off), map-state range filter (on|off)'),
+        r'value-state hash memtable (on|off), map-state range filter (on|off), '
+        r'lz4 compression (on|off)'),
     'taskmanager': re.compile(
         r'\[FALCON\] configuring falcon cache: TaskManager has (\d+) slots, each slot can cache '
         + SIZE + STATES),
@@ -93,6 +94,8 @@ FORMATS = {
         r'\[FALCON\] <(.+)> timers held: \d+ over (state\.backend\.falcon\.timers\.held-capacity '
         r'\(\d+\)|the heap share for held timers \(\d+ timers, a tenth of the JVM heap\)); '
         r'written to RocksDB from now on, as stock'),
+    'lz4-missing': re.compile(
+        r"\[FALCON\] WARN RocksDB's library has no LZ4 \((.+)\); column families keep Snappy"),
     'unknown-option': re.compile(
         r'\[FALCON\] WARN unknown option (state\.backend\.falcon\.\S+); '
         r'did you mean (state\.backend\.falcon\.\S+)\?'),
@@ -161,11 +164,13 @@ def check_activation(a):
         problems.append(f'{len(act)} activation lines, expected 1')
     else:
         got = act[0].groups()
-        want = (a.version, a.native, 'on', a.policy, a.hash, a.range)
+        want = (a.version, a.native, 'on', a.policy, a.hash, a.range, a.lz4)
         if got != want:
             problems.append(f'activation line says {got}, expected {want}')
     if by['warn']:
         problems.append('WARN line in a TaskManager that loaded the library')
+    if by['lz4-missing'] and a.lz4 == 'on':
+        problems.append('LZ4 missing from RocksDB\'s library: ' + by['lz4-missing'][0].group(1))
 
     tm = by['taskmanager']
     slot_bytes = None
@@ -260,7 +265,7 @@ def check_activation(a):
         problems.append(f'{m.group(1)} range filter without memtable bloom: {m.group(2)}')
 
     summary = (f'1 activation line (cache on ({a.policy}), hash memtable {a.hash}, range filter '
-               f'{a.range}); {a.slots} slots x {slot_bytes} bytes = {a.cache_share} of '
+               f'{a.range}, lz4 compression {a.lz4}); {a.slots} slots x {slot_bytes} bytes = {a.cache_share} of '
                f'{a.managed_bytes // a.slots} managed bytes per slot; {len(sub)} subtask lines '
                f'({k} keyed operators x {p}, even split); cached {dict(got_cached)}, maps '
                f'{dict(got_maps)}; tuned '
@@ -280,6 +285,7 @@ def main():
     c.add_argument('--policy', default='w-tinylfu')
     c.add_argument('--hash', choices=('on', 'off'), required=True)
     c.add_argument('--range', choices=('on', 'off'), required=True)
+    c.add_argument('--lz4', choices=('on', 'off'), default='on')
     c.add_argument('--slots', type=int, required=True)
     c.add_argument('--managed-bytes', type=int, required=True)
     c.add_argument('--cache-share', type=float, default=0.1)

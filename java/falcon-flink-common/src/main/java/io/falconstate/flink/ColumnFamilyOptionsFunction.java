@@ -4,6 +4,7 @@
 package io.falconstate.flink;
 
 import io.falconstate.flink.tuning.ColumnFamilyTuner;
+import io.falconstate.flink.tuning.Lz4Compression;
 
 import org.apache.flink.contrib.streaming.state.RocksDBResourceContainer;
 
@@ -23,27 +24,35 @@ import java.util.function.Function;
  * call), which the parity test checks; with a {@link ColumnFamilyTuner} it then tunes those options
  * from the registered state's kind and serializers ({@link #registry()}). The tuner never touches
  * timer column families or {@code default}, nor column families whose state is not (yet)
- * registered, such as those a restore creates before any state registers.
+ * registered, such as those a restore creates before any state registers. With {@code lz4} every
+ * column family, those included, at RocksDB's default compression gets LZ4 ({@link
+ * Lz4Compression}).
  */
 public final class ColumnFamilyOptionsFunction implements Function<String, ColumnFamilyOptions> {
 
     private final RocksDBResourceContainer resourceContainer;
     private final StateRegistry registry;
     @Nullable private final ColumnFamilyTuner tuner;
+    private final boolean lz4;
 
-    /** With {@code tuner} null, exactly the stock options. */
+    /** With {@code tuner} null and {@code lz4} false, exactly the stock options. */
     public ColumnFamilyOptionsFunction(
             RocksDBResourceContainer resourceContainer,
             StateRegistry registry,
-            @Nullable ColumnFamilyTuner tuner) {
+            @Nullable ColumnFamilyTuner tuner,
+            boolean lz4) {
         this.resourceContainer = resourceContainer;
         this.registry = registry;
         this.tuner = tuner;
+        this.lz4 = lz4;
     }
 
     @Override
     public ColumnFamilyOptions apply(String stateName) {
         ColumnFamilyOptions options = resourceContainer.getColumnOptions();
+        if (lz4) {
+            Lz4Compression.applyIfDefault(options);
+        }
         if (tuner != null) {
             StateRegistry.RegisteredState state = registry.get(stateName);
             tuner.tune(

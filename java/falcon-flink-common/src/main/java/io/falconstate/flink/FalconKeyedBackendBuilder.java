@@ -14,6 +14,7 @@ import io.falconstate.flink.timers.TimerQueues;
 import io.falconstate.flink.tuning.ColumnFamilyTuner;
 import io.falconstate.flink.tuning.CompositeKeyLayout;
 import io.falconstate.flink.tuning.DbRuleOptionsFactory;
+import io.falconstate.flink.tuning.Lz4Compression;
 import io.falconstate.flink.tuning.RestoredStateMetaInfo;
 import io.falconstate.flink.tuning.SlotWriteBuffers;
 
@@ -236,6 +237,17 @@ final class FalconKeyedBackendBuilder<K> {
         }
     }
 
+    /**
+     * LZ4 for the column families at RocksDB's default compression: on unless switched off, set by
+     * the user in Flink's configuration, or missing from RocksDB's library (probed once per JVM in
+     * the local directory).
+     */
+    private boolean lz4Compression() {
+        return settings.lz4CompressionOn()
+                && !Lz4Compression.userConfigured(rocksDbConfigurableOptions)
+                && Lz4Compression.supported(instanceBasePath.getAbsoluteFile().getParentFile());
+    }
+
     /** Null when both tunings are off; then every column family is stock. */
     @Nullable
     private ColumnFamilyTuner createTuner() {
@@ -294,7 +306,7 @@ final class FalconKeyedBackendBuilder<K> {
                 operatorIdentifier,
                 instanceBasePath,
                 resources,
-                new ColumnFamilyOptionsFunction(resources, registry, tuner),
+                new ColumnFamilyOptionsFunction(resources, registry, tuner, lz4Compression()),
                 kvStateRegistry,
                 keySerializer,
                 numberOfKeyGroups,

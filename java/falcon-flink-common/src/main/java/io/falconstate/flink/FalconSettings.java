@@ -48,6 +48,7 @@ public final class FalconSettings implements Serializable {
     private final HashMemtableMode hashMemtable;
     private final boolean rangeFilter;
     private final long blockCacheMinShardBytes;
+    private final boolean lz4Compression;
     private final int timerDedupCapacity;
     private final int timerHeldCapacity;
 
@@ -58,6 +59,7 @@ public final class FalconSettings implements Serializable {
             HashMemtableMode hashMemtable,
             boolean rangeFilter,
             long blockCacheMinShardBytes,
+            boolean lz4Compression,
             int timerDedupCapacity,
             int timerHeldCapacity) {
         this.nativeRequired = nativeRequired;
@@ -66,6 +68,7 @@ public final class FalconSettings implements Serializable {
         this.hashMemtable = hashMemtable;
         this.rangeFilter = rangeFilter;
         this.blockCacheMinShardBytes = blockCacheMinShardBytes;
+        this.lz4Compression = lz4Compression;
         this.timerDedupCapacity = timerDedupCapacity;
         this.timerHeldCapacity = timerHeldCapacity;
     }
@@ -87,6 +90,7 @@ public final class FalconSettings implements Serializable {
                 hashMemtableMode(config),
                 FalconOptions.readBoolean(config, FalconOptions.TUNING_MAP_STATE_RANGE_FILTER),
                 config.get(FalconOptions.TUNING_BLOCK_CACHE_MIN_SHARD_SIZE).getBytes(),
+                FalconOptions.readBoolean(config, FalconOptions.TUNING_LZ4_COMPRESSION),
                 timerDedupCapacity(config),
                 timerCapacity(config, FalconOptions.TIMERS_HELD_CAPACITY, MAX_TIMER_HELD_CAPACITY));
     }
@@ -189,6 +193,14 @@ public final class FalconSettings implements Serializable {
         return blockCacheMinShardBytes;
     }
 
+    /**
+     * {@link FalconOptions#TUNING_LZ4_COMPRESSION}: column families at RocksDB's default
+     * compression get LZ4.
+     */
+    public boolean lz4CompressionOn() {
+        return lz4Compression;
+    }
+
     /** Any column-family tuning is on. */
     public boolean tuningOn() {
         return hashMemtableOn() || rangeFilterOn();
@@ -206,6 +218,8 @@ public final class FalconSettings implements Serializable {
                 + rangeFilter
                 + ", blockCacheMinShardBytes="
                 + blockCacheMinShardBytes
+                + ", lz4Compression="
+                + lz4Compression
                 + ", timerDedupCapacity="
                 + timerDedupCapacity
                 + '}';

@@ -296,7 +296,8 @@ public abstract class FalconStateBackendBase extends AbstractManagedMemoryStateB
                 isCacheEnabled(),
                 isCacheEnabled() ? getCacheSettings().policy() : "none",
                 isHashMemtableEnabled(),
-                isRangeFilterEnabled());
+                isRangeFilterEnabled(),
+                getSettings().lz4CompressionOn());
     }
 
     // -- local directories (re-created: the stock versions are private) ----------------------

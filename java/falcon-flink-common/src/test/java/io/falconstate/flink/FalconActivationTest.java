@@ -175,7 +175,7 @@ class FalconActivationTest {
                                     + " enabled (native "
                                     + new File(nativeLibrary.path()).getAbsolutePath()
                                     + "): cache on (w-tinylfu), value-state hash memtable on,"
-                                    + " map-state range filter on");
+                                    + " map-state range filter on, lz4 compression on");
         }
         assertThat(NativeLibrary.jarVersion()).matches("\\d+\\.\\d+\\.\\d+.*");
     }

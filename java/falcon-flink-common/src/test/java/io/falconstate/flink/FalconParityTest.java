@@ -12,6 +12,7 @@ import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackendFactory;
+import org.apache.flink.contrib.streaming.state.RocksDBConfigurableOptions;
 import org.apache.flink.contrib.streaming.state.RocksDBKeyedStateBackend;
 import org.apache.flink.contrib.streaming.state.RocksDBResourceContainer;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
@@ -146,6 +147,7 @@ class FalconParityTest {
                                     + new File(root, "b").getAbsolutePath());
                     c.setString("state.backend.falcon.cache.enabled", "false");
                     c.setString("state.backend.falcon.tuning.map-state.range-filter", "false");
+                    c.setString("state.backend.falcon.tuning.lz4-compression", "false");
                     return c;
                 });
         cases.put(
@@ -178,12 +180,119 @@ class FalconParityTest {
         Configuration c = new Configuration();
         c.setString("state.backend.rocksdb.localdir", root.getAbsolutePath());
         // The cache's own a·f reservation is CacheBudgetTest's subject, the column-family
-        // tuning's options TunedColumnFamilyInvariantsTest's; with the cache off (a = 0, and the
-        // hash memtable with it) and the range filter off, RocksDB must be opened exactly as by
-        // the stock backend.
+        // tuning's options TunedColumnFamilyInvariantsTest's, LZ4 the test below; with the cache
+        // off (a = 0, and the hash memtable with it), the range filter and LZ4 off, RocksDB must
+        // be opened exactly as by the stock backend.
         c.setString("state.backend.falcon.cache.enabled", "false");
         c.setString("state.backend.falcon.tuning.map-state.range-filter", "false");
+        c.setString("state.backend.falcon.tuning.lz4-compression", "false");
         return c;
+    }
+
+    /**
+     * LZ4 on, with and without a compression the user chose; the boolean: whether the user's choice
+     * reaches RocksDB (Flink before 1.19 has no per-level compression option).
+     */
+    static Stream<Arguments> lz4Configurations() {
+        return Stream.of(
+                Arguments.of(
+                        "RocksDB's default compression",
+                        (Function<File, Configuration>) FalconParityTest::lz4On,
+                        false),
+                Arguments.of(
+                        "an options factory's compression",
+                        (Function<File, Configuration>)
+                                root -> {
+                                    Configuration c = lz4On(root);
+                                    c.setString(
+                                            "state.backend.rocksdb.options-factory",
+                                            ParityOptionsFactory.class.getName());
+                                    c.set(ParityOptionsFactory.COMPRESSION, "ZSTD_COMPRESSION");
+                                    return c;
+                                },
+                        true),
+                Arguments.of(
+                        "Snappy chosen in compression.per.level",
+                        (Function<File, Configuration>)
+                                root -> {
+                                    Configuration c = lz4On(root);
+                                    c.setString(
+                                            "state.backend.rocksdb.compression.per.level",
+                                            "SNAPPY_COMPRESSION");
+                                    return c;
+                                },
+                        flinkHasCompressionPerLevel()));
+    }
+
+    private static boolean flinkHasCompressionPerLevel() {
+        try {
+            RocksDBConfigurableOptions.class.getField("COMPRESSION_PER_LEVEL");
+            return true;
+        } catch (NoSuchFieldException e) {
+            return false;
+        }
+    }
+
+    private static Configuration lz4On(File root) {
+        Configuration c = localDir(root);
+        c.setString("state.backend.falcon.tuning.lz4-compression", "true");
+        return c;
+    }
+
+    /**
+     * With LZ4 on, every column family at RocksDB's default compression differs from stock's in its
+     * compression alone; a compression the user chose is left as stock has it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("lz4Configurations")
+    void withLz4OnlyTheDefaultCompressionDiffers(
+            String name, Function<File, Configuration> configuration, boolean userChose)
+            throws Exception {
+        Opened stock =
+                open(EmbeddedRocksDBStateBackendFactory.class.getName(), "stock", configuration);
+        Opened falcon = open(FalconStateBackendFactory.class.getName(), "falcon", configuration);
+
+        assertThat(falcon.options.keySet()).isEqualTo(stock.options.keySet());
+        int columnFamilies = 0;
+        for (String section : stock.options.keySet()) {
+            Map<String, String> stockSection = stock.options.get(section);
+            List<String> expected = new ArrayList<>();
+            if (section.startsWith("CFOptions ")) {
+                columnFamilies++;
+                String perLevel = stockSection.getOrDefault("compression_per_level", "");
+                if (!userChose) {
+                    expected.add("compression: kSnappyCompression -> kLZ4Compression");
+                    if (!perLevel.isEmpty()) {
+                        expected.add(
+                                "compression_per_level: kSnappyCompression -> kLZ4Compression");
+                    }
+                }
+            }
+            assertThat(differences(stockSection, falcon.options.get(section)))
+                    .as("options of section [%s] that differ (stock -> falcon)", section)
+                    .isEqualTo(expected);
+        }
+        assertThat(columnFamilies).as("default, three states and a timer queue").isEqualTo(5);
+        assertThat(falcon.settings).as("builder settings").isEqualTo(stock.settings);
+
+        String cfDefault = "CFOptions \"default\"";
+        switch (name) {
+            case "RocksDB's default compression":
+                assertThat(falcon.options.get(cfDefault))
+                        .containsEntry("compression", "kLZ4Compression");
+                break;
+            case "an options factory's compression":
+                assertThat(falcon.options.get(cfDefault)).containsEntry("compression", "kZSTD");
+                break;
+            case "Snappy chosen in compression.per.level":
+                if (userChose) {
+                    assertThat(falcon.options.get(cfDefault))
+                            .containsEntry("compression_per_level", "kSnappyCompression");
+                }
+                break;
+            default:
+                break;
+        }
     }
 
     @ParameterizedTest(name = "{0}")

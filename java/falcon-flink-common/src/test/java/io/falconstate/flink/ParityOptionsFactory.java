@@ -10,6 +10,7 @@ import org.apache.flink.contrib.streaming.state.ConfigurableRocksDBOptionsFactor
 import org.apache.flink.contrib.streaming.state.RocksDBOptionsFactory;
 
 import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 
 import java.util.Collection;
@@ -26,7 +27,12 @@ public class ParityOptionsFactory implements ConfigurableRocksDBOptionsFactory {
     static final ConfigOption<Integer> L0_TRIGGER =
             ConfigOptions.key("test.parity.level0-trigger").intType().defaultValue(7);
 
+    /** A {@link CompressionType} name; empty leaves the compression alone. */
+    static final ConfigOption<String> COMPRESSION =
+            ConfigOptions.key("test.parity.compression").stringType().defaultValue("");
+
     private int level0Trigger = L0_TRIGGER.defaultValue();
+    private String compression = COMPRESSION.defaultValue();
 
     @Override
     public DBOptions createDBOptions(DBOptions currentOptions, Collection<AutoCloseable> handles) {
@@ -36,6 +42,9 @@ public class ParityOptionsFactory implements ConfigurableRocksDBOptionsFactory {
     @Override
     public ColumnFamilyOptions createColumnOptions(
             ColumnFamilyOptions currentOptions, Collection<AutoCloseable> handles) {
+        if (!compression.isEmpty()) {
+            currentOptions.setCompressionType(CompressionType.valueOf(compression));
+        }
         return currentOptions
                 .setLevel0FileNumCompactionTrigger(level0Trigger)
                 .setMaxWriteBufferNumberToMaintain(2);
@@ -44,6 +53,7 @@ public class ParityOptionsFactory implements ConfigurableRocksDBOptionsFactory {
     @Override
     public RocksDBOptionsFactory configure(ReadableConfig configuration) {
         level0Trigger = configuration.get(L0_TRIGGER);
+        compression = configuration.get(COMPRESSION);
         return this;
     }
 }

@@ -361,6 +361,26 @@ public final class FalconOptions {
                                     + "whole TaskManager (state.backend.rocksdb.memory."
                                     + "fixed-per-tm) keeps RocksDB's sharding.");
 
+    public static final ConfigOption<Boolean> TUNING_LZ4_COMPRESSION =
+            ConfigOptions.key(PREFIX + "tuning.lz4-compression")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Every column family whose compression is RocksDB's default (Snappy "
+                                    + "on every level) is compressed with LZ4 instead. Flink "
+                                    + "flushes every column family at each checkpoint, so a job "
+                                    + "that keeps adding state compacts the same data into the "
+                                    + "lower levels again and again, and compaction's compressing "
+                                    + "and decompressing is a large share of its CPU; LZ4 does "
+                                    + "both faster at a similar size. Every SST block records its "
+                                    + "compression, so the stock backend restores the files as "
+                                    + "they are. A compression the user chose (an options "
+                                    + "factory, or state.backend.rocksdb.compression.per.level "
+                                    + "from Flink 1.19) is kept, as is Snappy when the RocksDB "
+                                    + "library has no LZ4 "
+                                    + "(docs/decisions/0034-lz4-compression.md). False keeps "
+                                    + "RocksDB's Snappy, as stock.");
+
     public static final ConfigOption<Integer> TIMERS_DEDUP_CAPACITY =
             ConfigOptions.key(PREFIX + "timers.dedup-capacity")
                     .intType()
@@ -513,6 +533,7 @@ public final class FalconOptions {
                         TUNING_VALUE_STATE_INPLACE_UPDATE,
                         TUNING_MAP_STATE_RANGE_FILTER,
                         TUNING_BLOCK_CACHE_MIN_SHARD_SIZE,
+                        TUNING_LZ4_COMPRESSION,
                         TIMERS_DEDUP_CAPACITY,
                         TIMERS_HELD_CAPACITY));
     }

@@ -33,7 +33,8 @@ public final class FalconLog {
 
     /**
      * {@code [FALCON] Falcon <version> enabled (native <path>): cache <on|off> (<policy>),
-     * value-state hash memtable <on|off>, map-state range filter <on|off>}.
+     * value-state hash memtable <on|off>, map-state range filter <on|off>, lz4 compression
+     * <on|off>}.
      */
     public static String activationLine(
             String version,
@@ -41,7 +42,8 @@ public final class FalconLog {
             boolean cacheOn,
             String cachePolicy,
             boolean hashMemtableOn,
-            boolean rangeFilterOn) {
+            boolean rangeFilterOn,
+            boolean lz4CompressionOn) {
         return "[FALCON] Falcon "
                 + version
                 + " enabled (native "
@@ -53,7 +55,19 @@ public final class FalconLog {
                 + "), value-state hash memtable "
                 + onOff(hashMemtableOn)
                 + ", map-state range filter "
-                + onOff(rangeFilterOn);
+                + onOff(rangeFilterOn)
+                + ", lz4 compression "
+                + onOff(lz4CompressionOn);
+    }
+
+    /**
+     * {@code [FALCON] WARN RocksDB's library has no LZ4 (<why>); column families keep Snappy}:
+     * logged once per JVM when {@code tuning.lz4-compression} is on and the library lacks it.
+     */
+    public static String lz4MissingLine(String why) {
+        return "[FALCON] WARN RocksDB's library has no LZ4 ("
+                + why
+                + "); column families keep Snappy";
     }
 
     /**
