@@ -38,6 +38,8 @@ import org.rocksdb.SstFileReader;
 import org.rocksdb.TableProperties;
 
 import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -289,7 +291,7 @@ class Lz4CompressionTest {
         for (int attempt = 1; ; attempt++) {
             try {
                 return sstCompressionsOnce(root);
-            } catch (RocksDBException e) {
+            } catch (RocksDBException | IOException | UncheckedIOException e) {
                 if (attempt == 10) {
                     throw e;
                 }
